@@ -1,0 +1,3 @@
+"""datasets layer of digraph_askls."""
+
+__all__ = []

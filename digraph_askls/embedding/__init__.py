@@ -1,0 +1,3 @@
+"""embedding layer of digraph_askls."""
+
+__all__ = []

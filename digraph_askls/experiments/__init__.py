@@ -1,0 +1,3 @@
+"""experiments layer of digraph_askls."""
+
+__all__ = []

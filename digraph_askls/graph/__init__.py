@@ -1,0 +1,3 @@
+"""graph layer of digraph_askls."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""kernels layer of digraph_askls."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""linalg layer of digraph_askls."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""models layer of digraph_askls."""
+
+__all__ = []
