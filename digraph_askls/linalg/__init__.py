@@ -1,3 +1,21 @@
-"""linalg layer of digraph_askls."""
+"""Linear algebra of AsK-LS: the label-free system as an operator and its solvers."""
 
-__all__ = []
+from ._krylov import batched_cg, batched_minres
+from ._result import SingularSystemError, SingularSystemWarning, SolverResult
+from ._solve import DEFAULT_REGULARIZATION, SOLVERS, choose_solver, solve_system
+from ._system import AsKLSSystem, LSSVMSystem, check_kernel_matrix
+
+__all__ = [
+    "AsKLSSystem",
+    "LSSVMSystem",
+    "SolverResult",
+    "SingularSystemError",
+    "SingularSystemWarning",
+    "DEFAULT_REGULARIZATION",
+    "SOLVERS",
+    "batched_cg",
+    "batched_minres",
+    "check_kernel_matrix",
+    "choose_solver",
+    "solve_system",
+]

@@ -1,3 +1,7 @@
-"""models layer of digraph_askls."""
+"""Estimators: AsK-LS, the classical LS-SVM and the transductive node classifier."""
 
-__all__ = []
+from ._askls import AsKLSClassifier
+from ._lssvm import LSSVMClassifier
+from ._views import KernelViews, restrict_kernel
+
+__all__ = ["AsKLSClassifier", "LSSVMClassifier", "KernelViews", "restrict_kernel"]

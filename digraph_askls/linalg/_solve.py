@@ -1,0 +1,274 @@
+"""One entry point for the AsK-LS and LS-SVM systems, one dispatch table of solvers.
+
+Every solver handles two problems:
+
+* the exact system ``M x = r`` (``regularization = 0``);
+* the damped least-squares problem ``min ||M x - r||^2 + lambda ||x||^2``, that is
+  ``(M^T M + lambda I) x = M^T r`` — LSQR with ``damp = sqrt(lambda)`` — which is the
+  fallback of the paper's authors for singular systems (with ``lambda = 1``).
+"""
+
+import logging
+import warnings
+
+import numpy as np
+import scipy.linalg as sla
+from scipy.sparse.linalg import LinearOperator, lsqr, minres
+
+from ._krylov import batched_cg, batched_minres
+from ._result import SingularSystemError, SingularSystemWarning, SolverResult
+
+__all__ = ["solve_system", "choose_solver", "SOLVERS", "DEFAULT_REGULARIZATION",
+           "RCOND_THRESHOLD"]
+
+logger = logging.getLogger(__name__)
+
+#: lambda of the authors' fallback, used when a singular system is detected.
+DEFAULT_REGULARIZATION = 1.0
+#: Below this reciprocal condition number the authors' code switches to the fallback.
+RCOND_THRESHOLD = 1e-8
+#: Largest system solved densely by ``solver="auto"``.
+DENSE_MAX_SIZE = 2000
+
+
+class _NumericallySingular(Exception):
+    """Raised by a solver that finds the exact system singular; carries the evidence."""
+
+    def __init__(self, reason, rcond=None):
+        super().__init__(reason)
+        self.reason = reason
+        self.rcond = rcond
+
+
+def _relative_residual(apply, X, R):
+    norms = np.linalg.norm(R, axis=0)
+    return np.linalg.norm(R - apply(X), axis=0) / np.where(norms > 0, norms, 1.0)
+
+
+def _solve_dense(system, R, lam, **options):
+    M = system.to_dense()
+    if lam == 0:
+        lu, piv, info = sla.lapack.dgetrf(M)
+        anorm = np.abs(M).sum(axis=0).max()
+        rcond = float(sla.lapack.dgecon(lu, anorm, norm="1")[0]) if info == 0 else 0.0
+        if rcond < RCOND_THRESHOLD:
+            raise _NumericallySingular(
+                f"reciprocal condition number {rcond:.2e} < {RCOND_THRESHOLD:g}", rcond)
+        X = sla.lu_solve((lu, piv), R, check_finite=False)
+        return X, 0, 0, rcond
+    A = M @ M + lam * np.eye(M.shape[0])
+    X = sla.cho_solve(sla.cho_factor(A, check_finite=False), M @ R, check_finite=False)
+    return X, 0, 0, None
+
+
+def _scipy_columns(system, R, lam, method, rtol=1e-10, atol=0.0, maxiter=None, x0=None,
+                   callback=None, M=None):
+    """Run a SciPy single-vector solver column by column (the reference path)."""
+    op = system.as_operator()
+    if M is not None and not isinstance(M, LinearOperator):
+        block_m = M
+        M = LinearOperator(op.shape, matvec=lambda v: block_m(v[:, None])[:, 0],
+                           dtype=np.float64)
+    X = np.zeros_like(R)
+    info, n_iter = 0, 0
+    if maxiter is None:
+        maxiter = 10 * system.size
+    for j in range(R.shape[1]):
+        guess = None if x0 is None else x0[:, j]
+        if method == "lsqr":
+            out = lsqr(op, R[:, j], damp=np.sqrt(lam), atol=rtol, btol=rtol, conlim=1e14,
+                       iter_lim=maxiter, x0=guess)
+            X[:, j], istop, its = out[0], out[1], out[2]
+            ok = istop in (1, 2, 4, 5) or (istop == 0)
+            info = info if ok else max(info, its)
+        elif lam == 0:
+            # SciPy's test is relative to ||A|| ||x||: tighten it to bound ||r|| / ||b||.
+            X[:, j], flag = minres(op, R[:, j], rtol=rtol / 100, maxiter=maxiter, x0=guess,
+                                   M=M, callback=callback)
+            its = 0
+            info = max(info, flag)
+        else:
+            normal = LinearOperator(op.shape, matvec=lambda v: system.normal_matmat(v, lam),
+                                    dtype=np.float64)
+            X[:, j], flag = minres(normal, system.matmat(R[:, j]), rtol=rtol / 100,
+                                   maxiter=maxiter, x0=guess, M=M, callback=callback)
+            its = 0
+            info = max(info, flag)
+        n_iter = max(n_iter, its)
+    return X, info, n_iter, None
+
+
+def _solve_minres(system, R, lam, **options):
+    return _scipy_columns(system, R, lam, "minres", **options)
+
+
+def _solve_lsqr(system, R, lam, **options):
+    return _scipy_columns(system, R, lam, "lsqr", **options)
+
+
+def _solve_batched(system, R, lam, rtol=1e-10, atol=0.0, maxiter=None, x0=None,
+                   callback=None, M=None):
+    if lam == 0:
+        X, info, n_iter = batched_minres(system.matmat, R, x0=x0, rtol=rtol, atol=atol,
+                                         maxiter=maxiter, M=M, callback=callback)
+        return X, info, n_iter, None
+    X, info, n_iter = batched_cg(lambda V: system.normal_matmat(V, lam), system.matmat(R),
+                                 x0=x0, rtol=rtol, atol=atol, maxiter=maxiter, M=M,
+                                 callback=callback)
+    return X, info, n_iter, None
+
+
+#: Solver name -> implementation ``f(system, R, lam, **options) -> (X, info, n_iter, rcond)``.
+SOLVERS = {
+    "dense": _solve_dense,
+    "minres": _solve_minres,
+    "lsqr": _solve_lsqr,
+    "batched": _solve_batched,
+}
+
+
+def choose_solver(system):
+    """The solver ``"auto"`` stands for: dense LAPACK for small dense kernels, else batched.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from digraph_askls.linalg import AsKLSSystem
+    >>> choose_solver(AsKLSSystem(np.eye(10)))
+    'dense'
+    """
+    K = system.K
+    if isinstance(K, np.ndarray) and system.size <= DENSE_MAX_SIZE:
+        return "dense"
+    return "batched"
+
+
+def _check_regularization(regularization):
+    if regularization is None:
+        return 0.0
+    if isinstance(regularization, str):
+        if regularization != "auto":
+            raise ValueError(
+                f"regularization must be 'auto', None or a number >= 0, got {regularization!r}")
+        return "auto"
+    lam = float(regularization)
+    if not np.isfinite(lam) or lam < 0:
+        raise ValueError(f"regularization must be a finite number >= 0, got {regularization!r}")
+    return lam
+
+
+def _singular_message(system, reason, lam):
+    return (
+        f"the {system.name} system is singular ({reason}): {system.singular_cause} "
+        f"(gamma = {system.gamma:g}). Solving the damped "
+        f"least-squares problem (M^T M + lambda I) x = M^T r with lambda = {lam:g} instead "
+        "(the fallback of the paper's authors). Pass regularization=<lambda> to choose "
+        "lambda explicitly, or change gamma."
+    )
+
+
+def solve_system(system, Y, *, solver="auto", regularization="auto", rtol=1e-10, atol=0.0,
+                 maxiter=None, x0=None, M=None, callback=None):
+    """Solve a label-free AsK-LS (or LS-SVM) system for a block of label columns.
+
+    Parameters
+    ----------
+    system : AsKLSSystem or LSSVMSystem
+        The system matrix.
+    Y : ndarray of shape (n_train,) or (n_train, k)
+        Labels in {-1, +1}; each column is one binary (one-vs-rest) problem.
+    solver : {"auto", "dense", "minres", "lsqr", "batched"}
+        ``"dense"``: LAPACK (LU with a condition estimate; Cholesky for the damped
+        problem). ``"minres"``: SciPy's MINRES column by column. ``"lsqr"``: SciPy's LSQR
+        with ``damp = sqrt(lambda)``. ``"batched"``: the library's block MINRES (exact
+        system) or block CG on the damped normal equations, one operator product per
+        iteration for all columns. ``"auto"``: :func:`choose_solver`.
+    regularization : "auto", None or float
+        ``"auto"`` solves the exact system and, when it is singular (found from the
+        kernel's structure, a condition estimate or a failed iteration), warns with
+        :class:`SingularSystemWarning` and solves the damped least-squares problem with
+        ``lambda = 1`` (the authors' fallback). ``None`` or 0 asks for the exact solution
+        and raises :class:`SingularSystemError` on a singular system. A float ``lambda > 0``
+        always solves the damped problem.
+    rtol, atol, maxiter, x0, M, callback
+        As in SciPy's iterative solvers; ``M`` is a symmetric positive definite
+        preconditioner ``M(R) ~ A^{-1} R`` for ``"batched"`` and ``"minres"``.
+
+    Returns
+    -------
+    SolverResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from digraph_askls.linalg import AsKLSSystem
+    >>> K = np.array([[1.0, 0.3, 0.0], [0.2, 1.0, 0.4], [0.0, 0.5, 1.0]])
+    >>> result = solve_system(AsKLSSystem(K, gamma=0.5), np.array([1.0, -1.0, 1.0]))
+    >>> result.solver, result.info, result.x.shape
+    ('dense', 0, (8, 1))
+    """
+    Y = np.asarray(Y, dtype=np.float64)
+    R = system.rhs(Y)
+    if not np.all(np.isfinite(R)):
+        raise ValueError("labels must be finite")
+    name = choose_solver(system) if solver == "auto" else solver
+    if name not in SOLVERS:
+        raise ValueError(f"unknown solver {solver!r}; choose from {['auto', *sorted(SOLVERS)]}")
+    lam = _check_regularization(regularization)
+    options = dict(rtol=rtol, atol=atol, maxiter=maxiter, x0=x0, callback=callback)
+    if M is not None:
+        if name not in ("batched", "minres"):
+            raise ValueError(f"a preconditioner M is supported by 'batched' and 'minres', "
+                             f"not by {name!r}")
+        options["M"] = M
+    if name == "dense":
+        options = {}
+
+    exact = lam in ("auto", 0.0)
+    if exact:
+        nullity, count = system.decoupled_singular_count()
+        if nullity > 0:
+            reason = (f"{count} training samples have no kernel entry to other training "
+                      f"samples and gamma * |K_ii| = 1, so the matrix has a null space of "
+                      f"dimension >= {nullity}")
+            if lam == 0.0:
+                raise SingularSystemError(reason + "; pass regularization='auto' or a "
+                                          "lambda > 0 to solve the damped problem")
+            warnings.warn(_singular_message(system, reason, DEFAULT_REGULARIZATION),
+                          SingularSystemWarning, stacklevel=2)
+            lam = DEFAULT_REGULARIZATION
+            exact = False
+    if exact:
+        try:
+            X, info, n_iter, rcond = SOLVERS[name](system, R, 0.0, **options)
+            bad = not np.all(np.isfinite(X))
+            if info != 0 or bad:
+                raise _NumericallySingular(
+                    "the iteration did not converge" if not bad else "non-finite solution")
+            residual = _relative_residual(system.matmat, X, R)
+            if residual.max() > max(1000 * rtol, 1e-8):
+                raise _NumericallySingular(
+                    f"relative residual {residual.max():.2e}: no exact solution", rcond)
+            return SolverResult(X, info, n_iter, residual, name, 0.0, rcond)
+        except _NumericallySingular as exc:
+            if lam == 0.0:
+                raise SingularSystemError(
+                    f"the system is numerically singular ({exc.reason}); pass "
+                    "regularization='auto' or a lambda > 0 to solve the damped problem"
+                ) from None
+            warnings.warn(_singular_message(system, exc.reason, DEFAULT_REGULARIZATION),
+                          SingularSystemWarning, stacklevel=2)
+            lam = DEFAULT_REGULARIZATION
+            rcond = exc.rcond
+    else:
+        rcond = None
+    X, info, n_iter, _ = SOLVERS[name](system, R, lam, **options)
+    if not np.all(np.isfinite(X)):
+        raise np.linalg.LinAlgError(f"solver {name!r} returned non-finite coefficients")
+    residual = _relative_residual(lambda V: system.normal_matmat(V, lam), X, system.matmat(R))
+    if info != 0:
+        from sklearn.exceptions import ConvergenceWarning
+        warnings.warn(f"solver {name!r} did not reach rtol={rtol:g} in {n_iter} iterations "
+                      f"(largest relative residual {residual.max():.2e})", ConvergenceWarning,
+                      stacklevel=2)
+    return SolverResult(X, info, n_iter, residual, name, float(lam), rcond)

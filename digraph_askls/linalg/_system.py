@@ -1,0 +1,268 @@
+"""The AsK-LS and LS-SVM dual systems in their label-free form, as operators.
+
+With ``a~ = y * alpha`` and ``b~ = y * beta`` (elementwise), the AsK-LS dual system of
+the paper (its eq. ``linear_system``) becomes::
+
+    [ 0  0  1^T  0   ] [b1]   [0]
+    [ 0  0  0    1^T ] [b2] = [0]
+    [ 1  0  I/g  K   ] [a~]   [y]
+    [ 0  1  K^T  I/g ] [b~]   [y]
+
+The matrix no longer depends on the labels, so every one-vs-rest problem of a task is
+one more right-hand side of the same matrix. The matrix is symmetric and, once
+``g * s_max(K) > 1``, indefinite.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator, aslinearoperator
+
+__all__ = ["AsKLSSystem", "LSSVMSystem", "check_kernel_matrix"]
+
+
+def check_kernel_matrix(K, name="K", square=True):
+    """Validate a kernel given as an array, a sparse matrix or a LinearOperator.
+
+    Returns the kernel unchanged (dense inputs as float64 arrays, sparse inputs as CSR).
+    """
+    if isinstance(K, LinearOperator):
+        shape = K.shape
+    elif sp.issparse(K):
+        K = sp.csr_matrix(K, dtype=np.float64)
+        shape = K.shape
+        if not np.all(np.isfinite(K.data)):
+            raise ValueError(f"{name} must contain only finite values, got NaN or inf")
+    else:
+        try:
+            K = np.asarray(K, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"{name} must be a numeric array, a sparse matrix or a LinearOperator, "
+                f"got {type(K).__name__}"
+            ) from exc
+        if K.ndim != 2:
+            raise ValueError(f"{name} must be 2-dimensional, got shape {K.shape}")
+        if not np.all(np.isfinite(K)):
+            raise ValueError(f"{name} must contain only finite values, got NaN or inf")
+        shape = K.shape
+    if square and shape[0] != shape[1]:
+        raise ValueError(f"{name} must be square (n_train, n_train), got shape {shape}")
+    if shape[0] == 0:
+        raise ValueError(f"{name} must have at least one row, got shape {shape}")
+    return K
+
+
+def _diagonal(K):
+    if isinstance(K, LinearOperator):
+        return None
+    if sp.issparse(K):
+        return K.diagonal()
+    return np.diag(K).copy()
+
+
+def _off_diagonal_counts(K):
+    """Number of non-zero off-diagonal entries in each row and each column."""
+    if sp.issparse(K):
+        coo = K.tocoo()
+        off = (coo.row != coo.col) & (coo.data != 0)
+        n = K.shape[0]
+        rows = np.bincount(coo.row[off], minlength=n)
+        cols = np.bincount(coo.col[off], minlength=n)
+        return rows, cols
+    nz = K != 0
+    np.fill_diagonal(nz, False)
+    return nz.sum(axis=1), nz.sum(axis=0)
+
+
+class _SaddleSystem:
+    """Common parts of the symmetric saddle-point systems solved by the library."""
+
+    n_bias = 0
+
+    @property
+    def shape(self):
+        return (self.size, self.size)
+
+    def as_operator(self, dtype=np.float64):
+        """The system matrix as a :class:`scipy.sparse.linalg.LinearOperator`."""
+        return LinearOperator(
+            self.shape, matvec=self.matmat, matmat=self.matmat, rmatvec=self.matmat,
+            rmatmat=self.matmat, dtype=dtype,
+        )
+
+    def normal_matmat(self, X, damp2):
+        """``(M^T M + damp2 I) X``: the damped normal equations (``M`` is symmetric)."""
+        return self.matmat(self.matmat(X)) + damp2 * X
+
+    def to_dense(self):
+        """The system matrix as a dense array (for small problems and tests)."""
+        return self.matmat(np.eye(self.size))
+
+    def decoupled_singular_count(self, rtol=1e-8):
+        """Lower bound on the nullity of the system found from the kernel's structure.
+
+        Returns ``(nullity, n_decoupled)``. The default is 0: no structural check.
+        """
+        return 0, 0
+
+
+class AsKLSSystem(_SaddleSystem):
+    """The label-free AsK-LS dual system for a kernel ``K`` and regularisation ``gamma``.
+
+    Parameters
+    ----------
+    K : ndarray, sparse matrix or LinearOperator of shape (n_train, n_train)
+        The asymmetric kernel ``K[i, j] = K(x_i, x_j)`` on the training samples.
+    gamma : float
+        The regularisation coefficient ``g`` of the paper (> 0).
+
+    Notes
+    -----
+    The unknown vector is ``[b1, b2, a~, b~]`` of length ``2 * n_train + 2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> system = AsKLSSystem(np.array([[1.0, 0.5], [0.0, 1.0]]), gamma=2.0)
+    >>> system.size
+    6
+    >>> bool(np.allclose(system.to_dense(), system.to_dense().T))
+    True
+    """
+
+    n_bias = 2
+    name = "AsK-LS"
+    singular_cause = "gamma * s_i(K) = 1 for a singular value s_i(K) of the training kernel"
+
+    def __init__(self, K, gamma=1.0):
+        self.K = check_kernel_matrix(K)
+        gamma = float(gamma)
+        if not np.isfinite(gamma) or gamma <= 0:
+            raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
+        self.gamma = gamma
+        self.n_train = self.K.shape[0]
+        self.size = 2 * self.n_train + 2
+        self._op = aslinearoperator(self.K) if isinstance(self.K, LinearOperator) else None
+
+    def _K_dot(self, X):
+        return self._op.matmat(X) if self._op is not None else self.K @ X
+
+    def _KT_dot(self, X):
+        return self._op.rmatmat(X) if self._op is not None else self.K.T @ X
+
+    def matmat(self, X):
+        """Apply the system matrix to a block of vectors ``X`` of shape (size, k)."""
+        X = np.asarray(X)
+        vector = X.ndim == 1
+        if vector:
+            X = X[:, None]
+        m, g = self.n_train, self.gamma
+        a, b = X[2:2 + m], X[2 + m:]
+        out = np.empty(X.shape, dtype=np.result_type(X.dtype, np.float64))
+        out[0] = a.sum(axis=0)
+        out[1] = b.sum(axis=0)
+        out[2:2 + m] = X[0] + a / g + self._K_dot(b)
+        out[2 + m:] = X[1] + self._KT_dot(a) + b / g
+        return out[:, 0] if vector else out
+
+    def rhs(self, Y):
+        """Right-hand sides ``[0; 0; y; y]`` for a block ``Y`` of +-1 labels (n_train, k)."""
+        Y = np.asarray(Y, dtype=np.float64)
+        if Y.ndim == 1:
+            Y = Y[:, None]
+        if Y.shape[0] != self.n_train:
+            raise ValueError(
+                f"labels must have {self.n_train} rows (one per training sample), "
+                f"got {Y.shape[0]}"
+            )
+        R = np.zeros((self.size, Y.shape[1]))
+        R[2:2 + self.n_train] = Y
+        R[2 + self.n_train:] = Y
+        return R
+
+    def split(self, x):
+        """Split solutions ``x`` (size, k) into ``intercepts`` (2, k) and ``dual`` (2, m, k)."""
+        m = self.n_train
+        intercepts = x[:2]
+        dual = np.stack([x[2:2 + m], x[2 + m:]])
+        return intercepts, dual
+
+    def decoupled_singular_count(self, rtol=1e-8):
+        """Nullity found from training samples the kernel leaves on their own.
+
+        A training sample ``i`` whose kernel row and column are zero apart from the
+        diagonal ``K[i, i] = c`` gives the 2x2 block ``[[1/g, c], [c, 1/g]]``, with the
+        eigenvalue ``1/g - |c|``: zero when ``g * |c| = 1``, that is when
+        ``g * s_i(K) = 1`` for the singular value ``s_i(K) = |c|``. Each such sample gives
+        the null vector ``[e_i; -sign(c) e_i]`` of the inner block; the two bias rows remove
+        at most two of them (one when all signs agree).
+        """
+        diag = _diagonal(self.K)
+        if diag is None:
+            return 0, 0
+        rows, cols = _off_diagonal_counts(self.K)
+        decoupled = (rows == 0) & (cols == 0)
+        hit = decoupled & (np.abs(1.0 - self.gamma * np.abs(diag)) <= rtol)
+        count = int(hit.sum())
+        if count == 0:
+            return 0, 0
+        signs = np.unique(np.sign(diag[hit]))
+        rank = 1 if signs.size == 1 else 2
+        return max(count - rank, 0), count
+
+
+class LSSVMSystem(_SaddleSystem):
+    """The label-free classical LS-SVM dual system ``[[0, 1^T], [1, I/g + K]]``.
+
+    With ``a~ = y * alpha`` the system reads ``[[0, 1^T], [1, I/g + K]] [b; a~] = [0; y]``
+    and the decision function is ``f(x) = K(x, X) a~ + b``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> LSSVMSystem(np.eye(3), gamma=1.0).size
+    4
+    """
+
+    n_bias = 1
+    name = "LS-SVM"
+    singular_cause = "the training kernel has the eigenvalue -1/gamma"
+
+    def __init__(self, K, gamma=1.0):
+        self.K = check_kernel_matrix(K)
+        gamma = float(gamma)
+        if not np.isfinite(gamma) or gamma <= 0:
+            raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
+        self.gamma = gamma
+        self.n_train = self.K.shape[0]
+        self.size = self.n_train + 1
+        self._op = aslinearoperator(self.K) if isinstance(self.K, LinearOperator) else None
+
+    def matmat(self, X):
+        """Apply the system matrix to a block of vectors ``X`` of shape (size, k)."""
+        X = np.asarray(X)
+        vector = X.ndim == 1
+        if vector:
+            X = X[:, None]
+        a = X[1:]
+        out = np.empty(X.shape, dtype=np.result_type(X.dtype, np.float64))
+        out[0] = a.sum(axis=0)
+        Ka = self._op.matmat(a) if self._op is not None else self.K @ a
+        out[1:] = X[0] + a / self.gamma + Ka
+        return out[:, 0] if vector else out
+
+    def rhs(self, Y):
+        """Right-hand sides ``[0; y]`` for a block ``Y`` of +-1 labels (n_train, k)."""
+        Y = np.asarray(Y, dtype=np.float64)
+        if Y.ndim == 1:
+            Y = Y[:, None]
+        if Y.shape[0] != self.n_train:
+            raise ValueError(
+                f"labels must have {self.n_train} rows (one per training sample), "
+                f"got {Y.shape[0]}"
+            )
+        return np.vstack([np.zeros((1, Y.shape[1])), Y])
+
+    def split(self, x):
+        """Split solutions ``x`` (size, k) into ``intercepts`` (1, k) and ``dual`` (1, m, k)."""
+        return x[:1], x[1:][None]

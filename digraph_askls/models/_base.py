@@ -1,0 +1,262 @@
+"""Shared machinery of the kernel least-squares classifiers: fitting, views, stacking."""
+
+import numbers
+
+import numpy as np
+import sklearn
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.utils.fixes import parse_version
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..linalg import check_kernel_matrix, solve_system
+from ._views import KernelViews, kernel_dot, restrict_kernel
+
+__all__ = []
+
+
+def _as_kernel_block(K, name, shape):
+    K = check_kernel_matrix(K, name=name, square=False)
+    if K.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {K.shape}")
+    return K
+
+
+def _unpenalized_logistic_regression():
+    """Logistic regression without penalty (MATLAB's ``glmfit``, as the authors used)."""
+    if parse_version(sklearn.__version__) >= parse_version("1.8"):
+        return LogisticRegression(C=np.inf, max_iter=1000)
+    return LogisticRegression(penalty=None, max_iter=1000)
+
+
+class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
+    """Base of :class:`AsKLSClassifier` and :class:`LSSVMClassifier` (not public).
+
+    Subclasses set ``_system_class`` and ``_views_used()``, the kernel views (``"source"``,
+    ``"target"``) that their decision functions read.
+    """
+
+    _system_class = None
+
+    # ---- kernels ---------------------------------------------------------------
+    def _kernel_function(self):
+        if callable(self.kernel):
+            params = self.kernel_params or {}
+            return lambda A, B: self.kernel(A, B, **params)
+        from ..kernels import get_vector_kernel
+
+        function = get_vector_kernel(self.kernel)
+        params = dict(self.kernel_params or {})
+        return lambda A, B: function(A, B, reference=self.X_fit_, **params)
+
+    def _train_kernel(self, X, y):
+        if self.kernel == "precomputed":
+            if isinstance(X, LinearOperator):
+                K = check_kernel_matrix(X, name="the precomputed kernel K(train, train)")
+                y = np.asarray(y)
+                if y.shape[0] != K.shape[0]:
+                    raise ValueError(f"y has {y.shape[0]} samples, K has {K.shape[0]} rows")
+                return K, y
+            X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+            K = check_kernel_matrix(X, name="the precomputed kernel K(train, train)")
+            return K, y
+        if not (callable(self.kernel) or isinstance(self.kernel, str)):
+            raise TypeError(f"kernel must be 'precomputed', a kernel name or a callable, "
+                            f"got {type(self.kernel).__name__}")
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        self.X_fit_ = X
+        K = self._kernel_function()(X, X)
+        return check_kernel_matrix(K, name="the kernel K(X, X)"), y
+
+    def _test_views(self, X):
+        """Kernel blocks between new samples and the training set, as KernelViews."""
+        m = self.shape_fit_[0]
+        needed = self._views_used()
+        if self.kernel == "precomputed":
+            if isinstance(X, tuple):
+                views = KernelViews(*X)
+            else:
+                views = KernelViews(source=X)
+            source, target = views.source, views.target
+            n = None
+            if source is not None and not isinstance(source, LinearOperator):
+                source = validate_data(self, source, reset=False, accept_sparse="csr",
+                                       dtype=np.float64)
+            if source is not None:
+                n = source.shape[0]
+                source = _as_kernel_block(source, "K(new, train)", (n, m))
+            if target is not None:
+                n_t = target.shape[1] if n is None else n
+                target = _as_kernel_block(target, "K(train, new)", (m, n_t))
+            for name in needed:
+                if (source if name == "source" else target) is None:
+                    raise ValueError(
+                        f"{type(self).__name__}(merge={getattr(self, 'merge', None)!r}) needs "
+                        f"the {name} view: pass KernelViews(source=K(new, train), "
+                        f"target=K(train, new)) (a plain tuple works too); got "
+                        f"{'no' if name == 'target' else 'a missing'} {name} block"
+                    )
+            return KernelViews(source, target)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        function = self._kernel_function()
+        source = function(X, self.X_fit_) if "source" in needed else None
+        target = function(self.X_fit_, X) if "target" in needed else None
+        return KernelViews(source, target)
+
+    # ---- solving ---------------------------------------------------------------
+    def _solve(self, K, Y):
+        system = self._system_class(K, gamma=self.gamma)
+        result = solve_system(system, Y, solver=self.solver,
+                              regularization=self.regularization, rtol=self.tol,
+                              maxiter=self.max_iter)
+        intercepts, dual = system.split(result.x)
+        return intercepts, dual, result
+
+    def _view_scores(self, views, intercepts, dual, cols=None):
+        """Scores of every view the model uses: array (n_views, n, n_columns)."""
+        scores = []
+        for index, name in enumerate(self._views_used_all()):
+            if name not in self._views_used():
+                continue
+            block = views.source if name == "source" else views.target
+            if cols is not None:
+                if name == "source":
+                    block = restrict_kernel(block, np.arange(block.shape[0]), cols)
+                else:
+                    block = restrict_kernel(block, cols, np.arange(block.shape[1]))
+            coef = dual[1 - index] if len(dual) == 2 else dual[0]
+            value = kernel_dot(block, coef, transpose=(name == "target"))
+            scores.append(value + intercepts[index])
+        return np.stack(scores)
+
+    # ---- fit -------------------------------------------------------------------
+    def _check_params(self):
+        if not isinstance(self.n_folds, numbers.Integral) or self.n_folds < 2:
+            raise ValueError(f"n_folds must be an integer >= 2, got {self.n_folds!r}")
+        gamma = self.gamma
+        if not isinstance(gamma, numbers.Real) or not np.isfinite(gamma) or gamma <= 0:
+            raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
+
+    def fit(self, X, y):
+        """Fit the classifier.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or the kernel (n_samples, n_samples)
+            Training samples, or with ``kernel="precomputed"`` the kernel ``K(train, train)``
+            as a dense array, a sparse matrix or a LinearOperator.
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        K, y = self._train_kernel(X, y)
+        check_classification_targets(y)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        if self.classes_.size < 2:
+            raise ValueError(f"the training labels must contain at least 2 classes, got "
+                             f"{self.classes_.size} class: {self.classes_.tolist()}")
+        self.shape_fit_ = K.shape
+        Y = self._label_columns(codes)
+        intercepts, dual, result = self._solve(K, Y)
+        self.solver_result_ = result
+        self.n_iter_ = result.n_iter
+        self._set_coefficients(intercepts, dual)
+        if self._stacking():
+            self._fit_stacking(K, codes, Y)
+        return self
+
+    def _label_columns(self, codes):
+        if self.classes_.size == 2:
+            return np.where(codes == 1, 1.0, -1.0)[:, None]
+        Y = -np.ones((codes.size, self.classes_.size))
+        Y[np.arange(codes.size), codes] = 1.0
+        return Y
+
+    def _folds(self, codes):
+        counts = np.bincount(codes)
+        if counts.min() >= self.n_folds:
+            splitter = StratifiedKFold(self.n_folds, shuffle=True,
+                                       random_state=self.random_state)
+        else:
+            splitter = KFold(min(self.n_folds, codes.size), shuffle=True,
+                             random_state=self.random_state)
+        return list(splitter.split(np.zeros(codes.size), codes))
+
+    def _fit_stacking(self, K, codes, Y):
+        m = K.shape[0]
+        n_views = len(self._views_used())
+        features = np.zeros((m, n_views, Y.shape[1]))
+        self.stack_folds_ = []
+        for train, valid in self._folds(codes):
+            intercepts, dual, _ = self._solve(restrict_kernel(K, train, train), Y[train])
+            views = KernelViews(restrict_kernel(K, valid, train),
+                                restrict_kernel(K, train, valid))
+            features[valid] = self._view_scores(views, intercepts, dual).transpose(1, 0, 2)
+            self.stack_folds_.append((train, intercepts, dual))
+        self.stackers_ = []
+        for column in range(Y.shape[1]):
+            target = (Y[:, column] > 0).astype(int)
+            if target.min() == target.max():
+                raise ValueError("stacking needs both classes in every one-vs-rest column")
+            model = _unpenalized_logistic_regression()
+            self.stackers_.append(model.fit(features[:, :, column], target))
+
+    def _stacked_features(self, views):
+        total = None
+        for train, intercepts, dual in self.stack_folds_:
+            scores = self._view_scores(views, intercepts, dual, cols=train)
+            total = scores if total is None else total + scores
+        return (total / len(self.stack_folds_)).transpose(1, 0, 2)
+
+    # ---- predict ---------------------------------------------------------------
+    def _raw_decision(self, X):
+        check_is_fitted(self)
+        views = self._test_views(X)
+        if self._stacking():
+            features = self._stacked_features(views)
+            return np.column_stack([model.decision_function(features[:, :, c])
+                                    for c, model in enumerate(self.stackers_)])
+        scores = self._view_scores(views, *self._coefficient_blocks())
+        return scores.mean(axis=0)
+
+    def decision_function(self, X):
+        """Decision values: shape (n,) for two classes, (n, n_classes) otherwise.
+
+        Parameters
+        ----------
+        X : array-like, or KernelViews with ``kernel="precomputed"``
+            New samples, or the kernel blocks between new samples and the training set.
+        """
+        scores = self._raw_decision(X)
+        return scores[:, 0] if self.classes_.size == 2 else scores
+
+    def predict(self, X):
+        """Predicted class labels."""
+        scores = self._raw_decision(X)
+        if self.classes_.size == 2:
+            return self.classes_[(scores[:, 0] > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def _predict_proba(self, X):
+        check_is_fitted(self)
+        features = self._stacked_features(self._test_views(X))
+        proba = np.column_stack([model.predict_proba(features[:, :, c])[:, 1]
+                                 for c, model in enumerate(self.stackers_)])
+        if self.classes_.size == 2:
+            return np.column_stack([1.0 - proba[:, 0], proba[:, 0]])
+        total = proba.sum(axis=1, keepdims=True)
+        return proba / np.where(total > 0, total, 1.0)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = self.kernel == "precomputed"
+        return tags

@@ -1,0 +1,234 @@
+"""The solver layer against dense solves of the paper's own (label-dependent) system."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from scipy.sparse.linalg import aslinearoperator, cg, minres
+
+from digraph_askls.linalg import (
+    SOLVERS, AsKLSSystem, LSSVMSystem, SingularSystemError, SingularSystemWarning,
+    batched_cg, batched_minres, solve_system,
+)
+
+
+def paper_system(K, y, gamma):
+    """The paper's eq. (linear_system), built entry by entry from K and y."""
+    m = y.size
+    H = np.outer(y, y) * K
+    A = np.zeros((2 * m + 2, 2 * m + 2))
+    A[0, 2:2 + m] = y
+    A[1, 2 + m:] = y
+    A[2:2 + m, 0] = y
+    A[2 + m:, 1] = y
+    A[2:2 + m, 2:2 + m] = np.eye(m) / gamma
+    A[2:2 + m, 2 + m:] = H
+    A[2 + m:, 2:2 + m] = H.T
+    A[2 + m:, 2 + m:] = np.eye(m) / gamma
+    r = np.concatenate([[0.0, 0.0], np.ones(2 * m)])
+    return A, r
+
+
+def to_label_free(x, y):
+    m = y.size
+    return np.concatenate([x[:2], y * x[2:2 + m], y * x[2 + m:]])
+
+
+def relative_error(x, reference):
+    return np.abs(x - reference).max() / np.abs(reference).max()
+
+
+problems = st.tuples(
+    st.integers(min_value=3, max_value=25),          # n_train
+    st.floats(min_value=0.05, max_value=20.0),       # gamma
+    st.integers(min_value=0, max_value=2**32 - 1),   # seed
+    st.sampled_from(["dense", "sparse", "operator"]),
+)
+
+
+def make_problem(m, seed, form):
+    rng = np.random.default_rng(seed)
+    K = rng.random((m, m)) * (rng.random((m, m)) < 0.6)
+    y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
+    y[:2] = [1.0, -1.0]
+    kernel = {"dense": K, "sparse": sp.csr_matrix(K), "operator": aslinearoperator(K)}[form]
+    return K, kernel, y
+
+
+# Largest relative deviation from the dense reference seen by the tests below.
+DEVIATIONS = {}
+
+
+@settings(max_examples=40, deadline=None)
+@given(problems)
+def test_every_solver_matches_dense_solve_of_paper_system(problem):
+    m, gamma, seed, form = problem
+    K, kernel, y = make_problem(m, seed, form)
+    A, r = paper_system(K, y, gamma)
+    assume(np.linalg.cond(A) < 1e5)
+    reference = to_label_free(np.linalg.solve(A, r), y)
+    system = AsKLSSystem(kernel, gamma)
+    for solver in SOLVERS:
+        if solver == "dense" and form == "operator":
+            continue
+        result = solve_system(system, y, solver=solver, regularization=None, rtol=1e-13)
+        assert result.info == 0
+        error = relative_error(result.x[:, 0], reference)
+        DEVIATIONS[solver] = max(DEVIATIONS.get(solver, 0.0), error)
+        assert error < 1e-8, (solver, error)
+
+
+@settings(max_examples=25, deadline=None)
+@given(problems, st.floats(min_value=0.01, max_value=10.0))
+def test_damped_least_squares_matches_dense_normal_equations(problem, lam):
+    m, gamma, seed, form = problem
+    K, kernel, y = make_problem(m, seed, form)
+    A, r = paper_system(K, y, gamma)
+    assume(np.linalg.cond(A.T @ A + lam * np.eye(A.shape[0])) < 1e6)
+    reference = np.linalg.solve(A.T @ A + lam * np.eye(A.shape[0]), A.T @ r)
+    reference = to_label_free(reference, y)
+    system = AsKLSSystem(kernel, gamma)
+    for solver in SOLVERS:
+        if solver == "dense" and form == "operator":
+            continue
+        result = solve_system(system, y, solver=solver, regularization=lam, rtol=1e-13)
+        assert result.regularization == lam
+        assert relative_error(result.x[:, 0], reference) < 1e-8, solver
+
+
+def test_many_right_hand_sides_equal_single_solves():
+    K, _, _ = make_problem(20, 3, "dense")
+    rng = np.random.default_rng(1)
+    Y = np.where(rng.random((20, 4)) < 0.5, -1.0, 1.0)
+    system = AsKLSSystem(sp.csr_matrix(K), 0.7)
+    block = solve_system(system, Y, solver="batched", regularization=None, rtol=1e-13)
+    for j in range(4):
+        single = solve_system(system, Y[:, j], solver="dense", regularization=None)
+        assert relative_error(block.x[:, j], single.x[:, 0]) < 1e-9
+
+
+def test_batched_minres_and_cg_agree_with_scipy():
+    rng = np.random.default_rng(0)
+    B = rng.standard_normal((40, 3))
+    S = rng.standard_normal((40, 40))
+    indefinite = S + S.T
+    spd = S @ S.T + 40 * np.eye(40)
+    X, info, _ = batched_minres(lambda V: indefinite @ V, B, rtol=1e-12)
+    assert info == 0
+    for j in range(3):
+        x_ref, flag = minres(indefinite, B[:, j], rtol=1e-14, maxiter=2000)
+        assert relative_error(X[:, j], x_ref) < 1e-7
+    X, info, _ = batched_cg(lambda V: spd @ V, B, rtol=1e-12)
+    assert info == 0
+    for j in range(3):
+        x_ref, flag = cg(spd, B[:, j], rtol=1e-14)
+        assert relative_error(X[:, j], x_ref) < 1e-9
+
+
+def test_batched_solvers_accept_spd_preconditioner_and_warm_start():
+    rng = np.random.default_rng(2)
+    S = rng.standard_normal((30, 30))
+    A = S + S.T + np.diag(np.linspace(1, 50, 30))
+    B = rng.standard_normal((30, 2))
+    d = np.abs(np.diag(A))
+    X, info, iters = batched_minres(lambda V: A @ V, B, rtol=1e-12, M=lambda R: R / d[:, None])
+    assert info == 0 and np.allclose(A @ X, B, atol=1e-9)
+    _, info, cold_iters = batched_minres(lambda V: A @ V, B, rtol=1e-8)
+    exact = np.linalg.solve(A, B)
+    _, info, warm_iters = batched_minres(lambda V: A @ V, B, x0=exact + 1e-10, rtol=1e-8)
+    assert info == 0 and warm_iters < cold_iters
+
+
+def decoupled_kernel():
+    """Three training samples with only a unit diagonal: singular for gamma = 1."""
+    K = np.array([
+        [1.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 0.0, 0.5, 0.5, 0.0],
+        [0.0, 0.0, 0.0, 0.3, 0.4, 0.3],
+        [0.0, 0.0, 0.0, 0.0, 0.5, 0.5],
+    ])
+    y = np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0])
+    return K, y
+
+
+@pytest.mark.parametrize("solver", sorted(SOLVERS))
+def test_singular_system_warns_and_returns_damped_solution(solver):
+    K, y = decoupled_kernel()
+    A, r = paper_system(K, y, 1.0)
+    assert np.linalg.matrix_rank(A) < A.shape[0]
+    system = AsKLSSystem(sp.csr_matrix(K), 1.0)
+    with pytest.warns(SingularSystemWarning, match=r"gamma \* s_i\(K\) = 1"):
+        result = solve_system(system, y, solver=solver, rtol=1e-13)
+    reference = to_label_free(np.linalg.solve(A.T @ A + np.eye(A.shape[0]), A.T @ r), y)
+    assert np.all(np.isfinite(result.x))
+    assert result.regularization == 1.0
+    assert relative_error(result.x[:, 0], reference) < 1e-8
+
+
+def test_singular_system_raises_when_exact_solution_is_asked():
+    K, y = decoupled_kernel()
+    with pytest.raises(SingularSystemError, match="null space"):
+        solve_system(AsKLSSystem(K, 1.0), y, regularization=None)
+
+
+def test_numerically_singular_system_found_by_condition_estimate():
+    # No decoupled sample, but the singular value 1 has multiplicity 3 and gamma = 1:
+    # three null vectors [u; -u] of the inner block, two bias rows, one survives.
+    rng = np.random.default_rng(0)
+    U = np.linalg.qr(rng.standard_normal((8, 3)))[0]
+    K = U @ U.T
+    assert np.count_nonzero(K) == K.size
+    y = np.array([1.0, -1.0] * 4)
+    with pytest.warns(SingularSystemWarning):
+        result = solve_system(AsKLSSystem(K, 1.0), y, solver="dense")
+    assert result.regularization == 1.0 and result.rcond < 1e-8
+
+
+def test_regular_system_gives_no_warning():
+    K, _, y = make_problem(10, 0, "dense")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        solve_system(AsKLSSystem(K, 0.3), y)
+
+
+def test_lssvm_system_matches_dense_solve():
+    rng = np.random.default_rng(0)
+    S = rng.random((12, 12))
+    K = (S + S.T) / 2
+    y = np.where(rng.random(12) < 0.5, -1.0, 1.0)
+    A = np.zeros((13, 13))
+    A[0, 1:] = y
+    A[1:, 0] = y
+    A[1:, 1:] = np.outer(y, y) * K + np.eye(12) / 2.0
+    reference = np.linalg.solve(A, np.concatenate([[0.0], np.ones(12)]))
+    reference[1:] *= y
+    for solver in SOLVERS:
+        result = solve_system(LSSVMSystem(K, 2.0), y, solver=solver, rtol=1e-13)
+        assert relative_error(result.x[:, 0], reference) < 1e-8
+
+
+@pytest.mark.parametrize("bad, message", [
+    (np.ones((3, 4)), "square"),
+    (np.array([[1.0, np.nan], [0.0, 1.0]]), "finite"),
+    (np.ones(3), "2-dimensional"),
+])
+def test_bad_kernels_are_rejected(bad, message):
+    with pytest.raises(ValueError, match=message):
+        AsKLSSystem(bad, 1.0)
+
+
+def test_bad_arguments_name_what_was_expected():
+    system = AsKLSSystem(np.eye(3), 1.0)
+    with pytest.raises(ValueError, match="unknown solver 'cholesky'; choose from"):
+        solve_system(system, np.ones(3), solver="cholesky")
+    with pytest.raises(ValueError, match="gamma must be a positive"):
+        AsKLSSystem(np.eye(3), 0.0)
+    with pytest.raises(ValueError, match="regularization must be"):
+        solve_system(system, np.ones(3), regularization=-1.0)
+    with pytest.raises(ValueError, match="3 rows"):
+        solve_system(system, np.ones(4))
