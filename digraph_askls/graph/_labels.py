@@ -70,6 +70,8 @@ def get_labels(labels, nodes):
             raise ValueError(
                 f"labels must have one entry per node ({len(nodes)}), got {len(values)}"
             )
+        if isinstance(values, np.ndarray):
+            return _encode_integers(values)
     values = [None if _is_missing(value) else value for value in values]
     class_names = _class_names(value for value in values if value is not None)
     code_of = {name: code for code, name in enumerate(class_names)}
@@ -80,6 +82,7 @@ def get_labels(labels, nodes):
 
 
 def _as_list(labels):
+    """Return a list of labels, or an int64 array (-1 = unlabelled) for numeric labels."""
     if isinstance(labels, (list, tuple)):
         return list(labels)
     array = np.asarray(labels)
@@ -87,11 +90,23 @@ def _as_list(labels):
         array = array[:, 0]
     if array.ndim != 1:
         raise ValueError(f"labels must be one-dimensional, got shape {array.shape}")
+    if np.issubdtype(array.dtype, np.integer) and array.dtype != bool:
+        return np.where(array < 0, -1, array).astype(np.int64)
     if np.issubdtype(array.dtype, np.floating):
+        missing = np.isnan(array)
         whole = np.isfinite(array) & (array == np.round(array))
-        if np.all(whole | np.isnan(array)):
-            return [None if math.isnan(v) else int(v) for v in array.tolist()]
+        if np.all(whole | missing):
+            array = np.where(missing | (array < 0), -1, array)
+            return array.astype(np.int64)
     return array.tolist()
+
+
+def _encode_integers(values):
+    labelled = values >= 0
+    class_names, inverse = np.unique(values[labelled], return_inverse=True)
+    codes = np.full(len(values), -1, dtype=np.int64)
+    codes[labelled] = inverse
+    return codes, class_names.tolist()
 
 
 def _is_missing(value):
