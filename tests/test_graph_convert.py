@@ -100,6 +100,11 @@ def test_weight_attribute_and_unweighted():
     assert get_adjacency(np.array([[0, 7.0], [0, 0]]), weight=None)[0][0, 1] == 1.0
 
 
+def test_boolean_matrix_is_a_pattern():
+    adjacency, _ = get_adjacency(np.array([[False, True], [False, False]]))
+    assert adjacency.dtype == np.float64 and adjacency.toarray().tolist() == [[0, 1], [0, 0]]
+
+
 def test_zero_weights_are_not_stored():
     adjacency, _ = get_adjacency(sparse.csr_array(([0.0, 1.0], ([0, 1], [1, 0])), shape=(2, 2)))
     assert adjacency.nnz == 1

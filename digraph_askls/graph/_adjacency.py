@@ -144,7 +144,7 @@ def _from_matrix(matrix, nodelist):
 
 
 def _to_float_array(array, what):
-    if array.dtype == object or not np.issubdtype(array.dtype, np.number):
+    if array.dtype != bool and (array.dtype == object or not np.issubdtype(array.dtype, np.number)):
         raise TypeError(f"{what} must hold numbers, got dtype {array.dtype}")
     if np.iscomplexobj(array):
         raise TypeError(f"{what} must be real, got dtype {array.dtype}")
