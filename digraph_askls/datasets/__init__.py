@@ -1,3 +1,19 @@
-"""datasets layer of digraph_askls."""
+"""datasets layer of digraph_askls: data home, registry of named datasets, file readers."""
 
-__all__ = []
+from digraph_askls.datasets._base import get_data_home
+from digraph_askls.datasets._linqs import load_linqs, load_pubmed_linqs, load_pubmed_tsv
+from digraph_askls.datasets._load import load_dataset
+from digraph_askls.datasets._parsers import load_askls_mat, load_npz, load_ogb_raw
+from digraph_askls.datasets._registry import list_datasets
+
+__all__ = [
+    "get_data_home",
+    "list_datasets",
+    "load_askls_mat",
+    "load_dataset",
+    "load_linqs",
+    "load_npz",
+    "load_ogb_raw",
+    "load_pubmed_linqs",
+    "load_pubmed_tsv",
+]

@@ -1,3 +1,14 @@
-"""kernels layer of digraph_askls."""
+"""kernels layer of digraph_askls: graph kernels, their registry and kernel sub-blocks."""
 
-__all__ = []
+from digraph_askls.kernels._graph import get_in_degree_kernel, get_symmetrized_kernel
+from digraph_askls.kernels._registry import KERNELS, get_graph_kernel, register_graph_kernel
+from digraph_askls.kernels._restrict import restrict_kernel
+
+__all__ = [
+    "KERNELS",
+    "get_graph_kernel",
+    "get_in_degree_kernel",
+    "get_symmetrized_kernel",
+    "register_graph_kernel",
+    "restrict_kernel",
+]

@@ -1,0 +1,135 @@
+"""The labelled directed graph that dataset loaders return."""
+
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+from scipy import sparse
+
+__all__ = ["Graph"]
+
+
+@dataclass(frozen=True, eq=False)
+class Graph:
+    """A labelled directed graph: canonical adjacency, node names and node labels.
+
+    Build the fields with :func:`get_adjacency` and :func:`get_labels`; the constructor
+    only checks that they fit together.
+
+    Parameters
+    ----------
+    adjacency : scipy.sparse.csr_array of shape (n_nodes, n_nodes)
+        ``adjacency[i, j]`` = weight of the edge ``i -> j``.
+    labels : numpy.ndarray of int, shape (n_nodes,)
+        Class code of each node in ``range(n_classes)``, ``-1`` when unlabelled.
+    node_names : list
+        Name of each node (row) in the source data.
+    class_names : list
+        Name of each class code.
+    name : str, default=""
+        Name of the dataset.
+
+    Attributes
+    ----------
+    n_nodes : int
+    n_edges : int
+        Number of stored entries of the adjacency (self-loops included).
+    n_classes : int
+
+    Examples
+    --------
+    >>> from digraph_askls.graph import Graph, get_adjacency, get_labels
+    >>> adjacency, nodes = get_adjacency([("a", "b"), ("b", "c"), ("c", "a")])
+    >>> labels, class_names = get_labels({"a": "x", "b": "y"}, nodes)
+    >>> graph = Graph(adjacency, labels, nodes, class_names, name="triangle")
+    >>> graph.n_nodes, graph.n_edges, graph.n_classes
+    (3, 3, 2)
+    >>> sorted(graph.to_networkx().edges)
+    [('a', 'b'), ('b', 'c'), ('c', 'a')]
+    """
+
+    adjacency: sparse.csr_array
+    labels: np.ndarray
+    node_names: list
+    class_names: list
+    name: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.adjacency, sparse.csr_array):
+            raise TypeError(
+                "adjacency must be a scipy.sparse.csr_array (see get_adjacency), got "
+                f"{type(self.adjacency).__name__}"
+            )
+        n = self.adjacency.shape[0]
+        if self.adjacency.shape != (n, n):
+            raise ValueError(f"adjacency must be square, got shape {self.adjacency.shape}")
+        labels = np.asarray(self.labels)
+        if labels.shape != (n,) or not np.issubdtype(labels.dtype, np.integer):
+            raise ValueError(
+                f"labels must be an integer array of shape ({n},), got "
+                f"{labels.dtype} of shape {labels.shape}"
+            )
+        if labels.size and (labels.min() < -1 or labels.max() >= len(self.class_names)):
+            raise ValueError(
+                f"labels must lie in [-1, {len(self.class_names)}), got values in "
+                f"[{labels.min()}, {labels.max()}]"
+            )
+        if len(self.node_names) != n:
+            raise ValueError(
+                f"node_names must have one entry per node ({n}), got {len(self.node_names)}"
+            )
+        object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "node_names", list(self.node_names))
+        object.__setattr__(self, "class_names", list(self.class_names))
+
+    @property
+    def n_nodes(self):
+        """Number of nodes."""
+        return self.adjacency.shape[0]
+
+    @property
+    def n_edges(self):
+        """Number of edges, i.e. stored entries of the adjacency, self-loops included."""
+        return self.adjacency.nnz
+
+    @property
+    def n_classes(self):
+        """Number of classes."""
+        return len(self.class_names)
+
+    def to_networkx(self):
+        """Return the graph as a ``networkx.DiGraph``.
+
+        Nodes are ``node_names``; edges carry ``weight``; a labelled node carries its
+        class name in the attribute ``label``.
+
+        Returns
+        -------
+        networkx.DiGraph
+
+        Examples
+        --------
+        >>> from digraph_askls.graph import Graph, get_adjacency
+        >>> adjacency, nodes = get_adjacency([(0, 1, 2.5)])
+        >>> Graph(adjacency, [-1, -1], nodes, []).to_networkx().edges(data=True)
+        OutEdgeDataView([(0, 1, {'weight': 2.5})])
+        """
+        digraph = nx.DiGraph(name=self.name)
+        for node, code in zip(self.node_names, self.labels.tolist()):
+            if code >= 0:
+                digraph.add_node(node, label=self.class_names[code])
+            else:
+                digraph.add_node(node)
+        coo = self.adjacency.tocoo()
+        names = self.node_names
+        digraph.add_weighted_edges_from(
+            (names[i], names[j], w)
+            for i, j, w in zip(coo.row.tolist(), coo.col.tolist(), coo.data.tolist())
+        )
+        return digraph
+
+    def __repr__(self):
+        return (
+            f"Graph(name={self.name!r}, n_nodes={self.n_nodes}, n_edges={self.n_edges}, "
+            f"n_classes={self.n_classes})"
+        )

@@ -1,0 +1,114 @@
+"""Registry of graph kernels by name, so that estimators and experiments take a string."""
+
+from scipy import sparse
+from scipy.sparse.linalg import LinearOperator
+
+from digraph_askls.graph import get_adjacency
+from digraph_askls.kernels._graph import get_in_degree_kernel, get_symmetrized_kernel
+
+__all__ = ["KERNELS", "get_graph_kernel", "register_graph_kernel"]
+
+#: Graph kernel builders by name. A builder is called as ``builder(adjacency, **params)``
+#: with a canonical CSR adjacency and returns a square sparse matrix or a
+#: ``scipy.sparse.linalg.LinearOperator`` (for kernels too dense to form, such as
+#: multi-hop walks). Add entries with :func:`register_graph_kernel`.
+KERNELS = {}
+
+
+def register_graph_kernel(name, builder=None, *, overwrite=False):
+    """Register a graph kernel builder under ``name``; usable as a decorator.
+
+    Parameters
+    ----------
+    name : str
+        Name given to :func:`get_graph_kernel`.
+    builder : callable, optional
+        ``builder(adjacency, **params)`` returning a square sparse matrix or
+        ``LinearOperator`` of shape ``(n_nodes, n_nodes)``. Without it, a decorator is
+        returned.
+    overwrite : bool, default=False
+        Allow replacing an existing entry.
+
+    Returns
+    -------
+    callable
+        ``builder`` (or the decorator).
+
+    Examples
+    --------
+    >>> from scipy.sparse.linalg import aslinearoperator
+    >>> from digraph_askls.kernels import KERNELS, get_graph_kernel, register_graph_kernel
+    >>> @register_graph_kernel("adjacency_operator")
+    ... def adjacency_operator(adjacency):
+    ...     return aslinearoperator(adjacency)
+    >>> get_graph_kernel("adjacency_operator", [(0, 1)]).shape
+    (2, 2)
+    >>> del KERNELS["adjacency_operator"]
+    """
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be a non-empty string, got {name!r}")
+
+    def register(function):
+        if not callable(function):
+            raise TypeError(f"builder must be callable, got {type(function).__name__}")
+        if name in KERNELS and not overwrite:
+            raise ValueError(
+                f"a graph kernel named {name!r} is already registered; pass overwrite=True"
+            )
+        KERNELS[name] = function
+        return function
+
+    return register if builder is None else register(builder)
+
+
+def get_graph_kernel(name, adjacency, **params):
+    """Build the graph kernel registered as ``name`` on a graph.
+
+    Parameters
+    ----------
+    name : str
+        One of ``sorted(KERNELS)``, e.g. ``"in_degree"`` (the paper's
+        ``D_in^{-1} (A + I)``) or ``"in_degree_sym"`` (its symmetric part).
+    adjacency : graph in any form accepted by :func:`~digraph_askls.graph.get_adjacency`
+        ``adjacency[i, j]`` = weight of the edge ``i -> j``.
+    **params
+        Passed to the builder.
+
+    Returns
+    -------
+    scipy sparse matrix or scipy.sparse.linalg.LinearOperator of shape (n_nodes, n_nodes)
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not registered (the message lists the valid names).
+
+    Examples
+    --------
+    >>> from digraph_askls.kernels import get_graph_kernel
+    >>> K = get_graph_kernel("in_degree_sym", [(0, 1)])
+    >>> K.toarray()
+    array([[1.  , 0.25],
+           [0.25, 0.5 ]])
+    """
+    if name not in KERNELS:
+        raise ValueError(f"unknown graph kernel {name!r}; choose from {sorted(KERNELS)}")
+    adjacency, _ = get_adjacency(adjacency)
+    kernel = KERNELS[name](adjacency, **params)
+    if not (sparse.issparse(kernel) or isinstance(kernel, LinearOperator)):
+        raise TypeError(
+            f"graph kernel {name!r} must return a sparse matrix or a LinearOperator, "
+            f"got {type(kernel).__name__}"
+        )
+    n = adjacency.shape[0]
+    if kernel.shape != (n, n):
+        raise ValueError(f"graph kernel {name!r} must have shape {(n, n)}, got {kernel.shape}")
+    return kernel
+
+
+def _in_degree_symmetrized(adjacency):
+    return get_symmetrized_kernel(get_in_degree_kernel(adjacency))
+
+
+register_graph_kernel("in_degree", get_in_degree_kernel)
+register_graph_kernel("in_degree_sym", _in_degree_symmetrized)

@@ -1,0 +1,117 @@
+"""Sub-blocks ``K[rows][:, cols]`` of kernels given as arrays, sparse matrices or operators."""
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse.linalg import LinearOperator
+
+__all__ = ["restrict_kernel"]
+
+
+def restrict_kernel(K, rows, cols):
+    """Return the block ``K[rows][:, cols]`` of a kernel, e.g. ``K(test, train)``.
+
+    Parameters
+    ----------
+    K : numpy.ndarray, sparse matrix or scipy.sparse.linalg.LinearOperator
+        Kernel of shape ``(n_rows, n_cols)``.
+    rows, cols : array-like of int or of bool
+        Indices (repeats allowed) or boolean masks of the rows and columns to keep.
+
+    Returns
+    -------
+    numpy.ndarray, sparse CSR or LinearOperator
+        Same kind as ``K`` (a sparse input gives CSR of the same family, array or
+        matrix). For a ``LinearOperator`` the block is never formed: a product scatters
+        the vector into a full-size one (adding repeated columns), applies ``K`` and
+        gathers the rows; ``matmat``, ``rmatvec`` and ``rmatmat`` work the same way.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.sparse.linalg import aslinearoperator
+    >>> from digraph_askls.kernels import restrict_kernel
+    >>> K = np.arange(9.0).reshape(3, 3)
+    >>> restrict_kernel(K, [2, 0], [1])
+    array([[7.],
+           [1.]])
+    >>> block = restrict_kernel(aslinearoperator(K), [2, 0], [1])
+    >>> block.shape, block @ np.ones(1)
+    ((2, 1), array([7., 1.]))
+    """
+    shape = getattr(K, "shape", None)
+    if shape is None or len(shape) != 2:
+        raise ValueError(f"K must be a 2-D matrix or operator, got shape {shape}")
+    rows = _check_index(rows, shape[0], "rows")
+    cols = _check_index(cols, shape[1], "cols")
+    if isinstance(K, LinearOperator):
+        return _RestrictedKernel(K, rows, cols)
+    if sparse.issparse(K):
+        return K.tocsr()[rows][:, cols]
+    if isinstance(K, np.ndarray):
+        return K[np.ix_(rows, cols)]
+    raise TypeError(
+        f"K must be a numpy array, a sparse matrix or a LinearOperator, got {type(K).__name__}"
+    )
+
+
+def _check_index(index, size, what):
+    index = np.asarray(index)
+    if index.dtype == bool:
+        if index.shape != (size,):
+            raise ValueError(f"boolean {what} must have shape ({size},), got {index.shape}")
+        return np.flatnonzero(index)
+    if index.ndim != 1 or (index.size and not np.issubdtype(index.dtype, np.integer)):
+        raise TypeError(
+            f"{what} must be a 1-D array of integer indices or a boolean mask, got "
+            f"{index.dtype} of shape {index.shape}"
+        )
+    index = index.astype(np.intp)
+    if index.size and (index.min() < -size or index.max() >= size):
+        raise ValueError(
+            f"{what} must be indices in [0, {size}), got values in "
+            f"[{index.min()}, {index.max()}]"
+        )
+    return np.where(index < 0, index + size, index)
+
+
+class _RestrictedKernel(LinearOperator):
+    """The operator ``x -> K[rows][:, cols] @ x`` that never forms the block."""
+
+    def __init__(self, K, rows, cols):
+        dtype = K.dtype if K.dtype is not None else np.dtype(np.float64)
+        super().__init__(dtype=dtype, shape=(len(rows), len(cols)))
+        self.K = K
+        self.rows = rows
+        self.cols = cols
+        self._rows_repeat = np.unique(rows).size < rows.size
+        self._cols_repeat = np.unique(cols).size < cols.size
+
+    @staticmethod
+    def _scatter(values, index, size, repeat):
+        full = np.zeros((size,) + values.shape[1:], dtype=np.result_type(values, np.float64))
+        if repeat:
+            np.add.at(full, index, values)  # repeated indices add up, as in K[:, cols] @ x
+        else:
+            full[index] = values
+        return full
+
+    def _matvec(self, x):
+        x = np.asarray(x).reshape(len(self.cols))
+        full = self._scatter(x, self.cols, self.K.shape[1], self._cols_repeat)
+        return np.asarray(self.K.matvec(full)).reshape(-1)[self.rows]
+
+    def _rmatvec(self, x):
+        x = np.asarray(x).reshape(len(self.rows))
+        full = self._scatter(x, self.rows, self.K.shape[0], self._rows_repeat)
+        return np.asarray(self.K.rmatvec(full)).reshape(-1)[self.cols]
+
+    def _matmat(self, X):
+        full = self._scatter(np.asarray(X), self.cols, self.K.shape[1], self._cols_repeat)
+        return np.asarray(self.K.matmat(full))[self.rows]
+
+    def _rmatmat(self, X):
+        full = self._scatter(np.asarray(X), self.rows, self.K.shape[0], self._rows_repeat)
+        return np.asarray(self.K.rmatmat(full))[self.cols]
+
+    def _adjoint(self):
+        return _RestrictedKernel(self.K.H, self.cols, self.rows)
