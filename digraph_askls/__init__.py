@@ -6,8 +6,8 @@ least squares and feature interpretation", IEEE TPAMI 2023). A directed graph gi
 asymmetric kernel; AsK-LS learns a *source* and a *target* classifier from it.
 """
 
-from .models import AsKLSClassifier, KernelViews, LSSVMClassifier
+from .models import AsKLSClassifier, KernelViews, LSSVMClassifier, NodeClassifier
 
 __version__ = "0.1.0"
 
-__all__ = ["AsKLSClassifier", "KernelViews", "LSSVMClassifier", "__version__"]
+__all__ = ["AsKLSClassifier", "KernelViews", "LSSVMClassifier", "NodeClassifier", "__version__"]

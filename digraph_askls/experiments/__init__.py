@@ -1,3 +1,5 @@
-"""experiments layer of digraph_askls."""
+"""Experiments: the paper's protocols, splits, metrics and result tables."""
 
-__all__ = []
+from ._protocol import TrialResults, evaluate_node_classifier, random_splits
+
+__all__ = ["TrialResults", "evaluate_node_classifier", "random_splits"]

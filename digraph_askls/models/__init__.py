@@ -2,6 +2,7 @@
 
 from ._askls import AsKLSClassifier
 from ._lssvm import LSSVMClassifier
-from ._views import KernelViews, restrict_kernel
+from ._node import PRESETS, NodeClassifier
+from ._views import KernelViews
 
-__all__ = ["AsKLSClassifier", "LSSVMClassifier", "KernelViews", "restrict_kernel"]
+__all__ = ["AsKLSClassifier", "LSSVMClassifier", "NodeClassifier", "KernelViews", "PRESETS"]

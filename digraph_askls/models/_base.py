@@ -14,7 +14,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..linalg import check_kernel_matrix, solve_system
-from ._views import KernelViews, kernel_dot, restrict_kernel
+from ..kernels import restrict_kernel
+from ._views import KernelViews, kernel_dot
 
 __all__ = []
 
@@ -116,11 +117,12 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
         intercepts, dual = system.split(result.x)
         return intercepts, dual, result
 
-    def _view_scores(self, views, intercepts, dual, cols=None):
-        """Scores of every view the model uses: array (n_views, n, n_columns)."""
+    def _view_scores(self, views, intercepts, dual, cols=None, names=None):
+        """Scores of the views ``names`` (default: those the model uses), (n_views, n, k)."""
+        names = self._views_used() if names is None else names
         scores = []
         for index, name in enumerate(self._views_used_all()):
-            if name not in self._views_used():
+            if name not in names:
                 continue
             block = views.source if name == "source" else views.target
             if cols is not None:

@@ -3,10 +3,9 @@
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
-__all__ = ["KernelViews", "restrict_kernel", "kernel_dot"]
+__all__ = ["KernelViews", "kernel_dot"]
 
 
 class KernelViews(NamedTuple):
@@ -29,41 +28,6 @@ class KernelViews(NamedTuple):
 
     source: object = None
     target: object = None
-
-
-def restrict_kernel(K, rows, cols):
-    """The block ``K[rows][:, cols]`` of a dense, sparse or operator kernel.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> restrict_kernel(np.arange(9.0).reshape(3, 3), [0, 2], [1])
-    array([[1.],
-           [7.]])
-    """
-    rows = np.asarray(rows)
-    cols = np.asarray(cols)
-    if isinstance(K, LinearOperator):
-        n_rows, n_cols = K.shape
-
-        def matmat(X):
-            full = np.zeros((n_cols, X.shape[1]), dtype=np.result_type(X, np.float64))
-            full[cols] = X
-            return K.matmat(full)[rows]
-
-        def rmatmat(X):
-            full = np.zeros((n_rows, X.shape[1]), dtype=np.result_type(X, np.float64))
-            full[rows] = X
-            return K.rmatmat(full)[cols]
-
-        return LinearOperator(
-            (rows.size, cols.size), matvec=lambda v: matmat(v.reshape(-1, 1)).ravel(),
-            rmatvec=lambda v: rmatmat(v.reshape(-1, 1)).ravel(), matmat=matmat,
-            rmatmat=rmatmat, dtype=np.float64,
-        )
-    if sp.issparse(K):
-        return sp.csr_matrix(K)[rows][:, cols]
-    return np.asarray(K)[np.ix_(rows, cols)]
 
 
 def kernel_dot(K, X, transpose=False):

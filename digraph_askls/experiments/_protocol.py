@@ -1,0 +1,120 @@
+"""The evaluation protocol of the paper: random splits, micro- and macro-F1 over trials."""
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.metrics import f1_score
+from tqdm.auto import tqdm
+
+__all__ = ["random_splits", "evaluate_node_classifier", "TrialResults"]
+
+logger = logging.getLogger(__name__)
+
+
+def random_splits(labels, train_size=0.6, n_trials=10, random_state=None):
+    """Random train/test splits of the labelled nodes, one seed per trial.
+
+    Parameters
+    ----------
+    labels : ndarray of int
+        Class of each node, ``-1`` for unlabelled nodes (never drawn).
+    train_size : float
+        Fraction of the labelled nodes used for training (the paper: 0.6).
+    n_trials : int
+        Number of splits.
+    random_state : int or None
+        Base seed; trial ``t`` uses ``numpy.random.default_rng([random_state, t])``.
+
+    Returns
+    -------
+    list of (seed, train, test)
+        ``seed`` is the pair that reproduces the split; ``train`` and ``test`` are sorted
+        node indices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> splits = random_splits(np.array([0, 1, 0, 1, -1]), train_size=0.5, n_trials=2,
+    ...                        random_state=0)
+    >>> [(len(train), len(test)) for _, train, test in splits]
+    [(2, 2), (2, 2)]
+    """
+    labels = np.asarray(labels)
+    if not 0 < train_size < 1:
+        raise ValueError(f"train_size must be in (0, 1), got {train_size!r}")
+    labelled = np.flatnonzero(labels >= 0)
+    n_train = int(round(train_size * labelled.size))
+    base = 0 if random_state is None else int(random_state)
+    splits = []
+    for trial in range(int(n_trials)):
+        rng = np.random.default_rng([base, trial])
+        perm = rng.permutation(labelled)
+        splits.append(((base, trial), np.sort(perm[:n_train]), np.sort(perm[n_train:])))
+    return splits
+
+
+@dataclass
+class TrialResults:
+    """Scores of one method over the trials of a protocol."""
+
+    name: str
+    micro_f1: list = field(default_factory=list)
+    macro_f1: list = field(default_factory=list)
+    seconds: list = field(default_factory=list)
+
+    def summary(self):
+        """Mean and standard deviation of each score, and the mean time per trial."""
+        def stats(values):
+            values = np.asarray(values, dtype=float)
+            return (float(values.mean()), float(values.std())) if values.size else (np.nan,) * 2
+
+        micro, macro, seconds = stats(self.micro_f1), stats(self.macro_f1), stats(self.seconds)
+        return {"method": self.name, "trials": len(self.micro_f1),
+                "micro_f1_mean": micro[0], "micro_f1_std": micro[1],
+                "macro_f1_mean": macro[0], "macro_f1_std": macro[1],
+                "seconds_per_trial": seconds[0]}
+
+    def record(self, y_true, y_pred, seconds):
+        self.micro_f1.append(float(f1_score(y_true, y_pred, average="micro")))
+        self.macro_f1.append(float(f1_score(y_true, y_pred, average="macro")))
+        self.seconds.append(float(seconds))
+
+
+def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name="AsK-LS",
+                             verbose=True):
+    """Fit and score a node classifier on each split.
+
+    Parameters
+    ----------
+    make_classifier : callable
+        ``make_classifier(seed)`` returns an unfitted classifier with ``fit(graph,
+        labels)`` and ``predict(nodes)`` (the NodeClassifier protocol).
+    adjacency : sparse matrix
+        The graph (row = source).
+    labels : ndarray of int
+        Classes of all nodes (``-1`` unlabelled).
+    splits : list
+        Output of :func:`random_splits`.
+    name : str
+        Method name in the results.
+    verbose : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    TrialResults
+    """
+    labels = np.asarray(labels)
+    results = TrialResults(name)
+    for seed, train, test in tqdm(splits, desc=name, disable=not verbose, leave=False):
+        known = np.full(labels.size, -1)
+        known[train] = labels[train]
+        start = time.perf_counter()
+        classifier = make_classifier(seed[1])
+        classifier.fit(adjacency, known)
+        predicted = classifier.predict(test)
+        results.record(labels[test], predicted, time.perf_counter() - start)
+        logger.info("%s trial %s: micro-F1 %.4f", name, seed, results.micro_f1[-1])
+    return results
