@@ -5,6 +5,7 @@ from digraph_askls.datasets._linqs import load_linqs, load_pubmed_linqs, load_pu
 from digraph_askls.datasets._load import load_dataset
 from digraph_askls.datasets._parsers import load_askls_mat, load_npz, load_ogb_raw
 from digraph_askls.datasets._registry import list_datasets
+from digraph_askls.datasets._sbm import make_directed_sbm
 
 __all__ = [
     "get_data_home",
@@ -16,4 +17,5 @@ __all__ = [
     "load_ogb_raw",
     "load_pubmed_linqs",
     "load_pubmed_tsv",
+    "make_directed_sbm",
 ]
