@@ -10,6 +10,7 @@ import argparse
 import json
 import logging
 import sys
+import warnings
 
 __all__ = ["main"]
 
@@ -33,6 +34,7 @@ def _load(name, data_home, download, seed):
 
 def _command_run(args):
     from .experiments import evaluate_node_classifier, random_splits
+    from .linalg import SingularSystemWarning
     from .models import NodeClassifier
 
     title, adjacency, labels = _load(args.dataset, args.data_home, not args.no_download,
@@ -41,9 +43,20 @@ def _command_run(args):
     params = {} if args.preset is None else {"preset": args.preset}
     if args.gamma is not None:
         params["gamma"] = args.gamma
-    results = evaluate_node_classifier(
-        lambda seed: NodeClassifier(random_state=seed, **params), adjacency, labels,
-        splits=splits, name=f"AsK-LS ({args.preset or 'default'})", verbose=not args.quiet)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SingularSystemWarning)
+        results = evaluate_node_classifier(
+            lambda seed: NodeClassifier(random_state=seed, **params), adjacency, labels,
+            splits=splits, name=f"AsK-LS ({args.preset or 'default'})",
+            verbose=not args.quiet)
+    singular = [w for w in caught if issubclass(w.category, SingularSystemWarning)]
+    for other in caught:
+        if other not in singular:
+            warnings.showwarning(other.message, other.category, other.filename, other.lineno)
+    if singular:
+        print(f"note: the training system was singular in {len(singular)} of {args.trials} "
+              f"splits and was solved by damped least squares, as the paper's authors do. "
+              f"First message: {singular[0].message}", file=sys.stderr)
     summary = results.summary()
     if args.json:
         summary.update(dataset=args.dataset, train_size=args.train_size,

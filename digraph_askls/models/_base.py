@@ -1,6 +1,7 @@
 """Shared machinery of the kernel least-squares classifiers: fitting, views, stacking."""
 
 import numbers
+import warnings
 
 import numpy as np
 import sklearn
@@ -13,7 +14,7 @@ from sklearn.utils.fixes import parse_version
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..linalg import check_kernel_matrix, solve_system
+from ..linalg import SingularSystemWarning, check_kernel_matrix, solve_system
 from ..kernels import restrict_kernel
 from ._views import KernelViews, kernel_dot
 
@@ -198,7 +199,10 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
         features = np.zeros((m, n_views, Y.shape[1]))
         self.stack_folds_ = []
         for train, valid in self._folds(codes):
-            intercepts, dual, _ = self._solve(restrict_kernel(K, train, train), Y[train])
+            with warnings.catch_warnings():
+                # The full training system has already said whether it is singular.
+                warnings.simplefilter("ignore", SingularSystemWarning)
+                intercepts, dual, _ = self._solve(restrict_kernel(K, train, train), Y[train])
             views = KernelViews(restrict_kernel(K, valid, train),
                                 restrict_kernel(K, train, valid))
             features[valid] = self._view_scores(views, intercepts, dual).transpose(1, 0, 2)

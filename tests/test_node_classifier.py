@@ -1,0 +1,83 @@
+"""NodeClassifier end to end: input formats, the paper's protocol on the real data, CLI."""
+
+import json
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from digraph_askls import NodeClassifier
+from digraph_askls.cli import main
+from digraph_askls.datasets import load_dataset, make_directed_sbm
+from digraph_askls.experiments import evaluate_node_classifier, random_splits
+
+# The paper's Table 3, AsK-LS column (micro-F1, 60/40 splits).
+PAPER_MICRO_F1 = {"cora": 0.753, "citeseer": 0.605, "pubmed": 0.719}
+
+
+def small_problem():
+    adjacency, labels = make_directed_sbm(300, 3, 6, p_in=0.7, random_state=1)
+    known = labels.copy()
+    known[np.random.default_rng(0).random(labels.size) < 0.4] = -1
+    return sp.csr_matrix(adjacency), labels, known
+
+
+def test_digraph_edge_list_and_csr_give_identical_predictions():
+    adjacency, _, known = small_problem()
+    coo = adjacency.tocoo()
+    edges = np.column_stack([coo.row, coo.col])
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(adjacency.shape[0]))
+    graph.add_edges_from(edges.tolist())
+    label_dict = {node: int(c) for node, c in enumerate(known) if c >= 0}
+    results = []
+    for given, labels in [(adjacency, known), (graph, label_dict), (adjacency.toarray(), known)]:
+        clf = NodeClassifier(preset="paper", random_state=0).fit(given, labels)
+        results.append((clf.predict(), clf.decision_function()))
+    edge_clf = NodeClassifier(preset="paper", random_state=0)
+    edge_clf.fit(edges, known, nodelist=list(range(known.size)))
+    results.append((edge_clf.predict(), edge_clf.decision_function()))
+    for predicted, scores in results[1:]:
+        assert np.array_equal(predicted, results[0][0])
+        np.testing.assert_allclose(scores, results[0][1], rtol=1e-10, atol=1e-12)
+
+
+def test_labels_as_dict_of_names_and_predict_by_node_name():
+    graph = nx.DiGraph([("a", "b"), ("b", "c"), ("c", "a"), ("d", "e"), ("e", "f"),
+                        ("f", "d"), ("c", "d")])
+    clf = NodeClassifier(merge="average").fit(graph, {"a": "x", "b": "x", "d": "y", "e": "y"})
+    assert clf.predict(["c", "f"]).tolist() == ["x", "y"]
+    both = clf.decision_function(["c", "f"], view="both")
+    assert set(both) == {"source", "target"} and both["source"].shape == (2,)
+    with pytest.raises(ValueError, match="node 'z' is not in the fitted graph"):
+        clf.predict(["z"])
+    with pytest.raises(ValueError, match="unknown preset 'fast'"):
+        NodeClassifier(preset="fast").fit(graph, {"a": "x", "d": "y"})
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        NodeClassifier().fit(graph, {"a": "x"})
+
+
+@pytest.mark.parametrize("name", ["cora", "citeseer", "pubmed"])
+def test_paper_preset_reproduces_table_3(name, shared_datasets):
+    graph = load_dataset(name, data_home=shared_datasets, download=False)
+    n_trials = 1 if name == "pubmed" else 2
+    splits = random_splits(graph.labels, 0.6, n_trials, random_state=0)
+    results = evaluate_node_classifier(
+        lambda seed: NodeClassifier(preset="paper", random_state=seed), graph.adjacency,
+        graph.labels, splits=splits, verbose=False)
+    micro = np.mean(results.micro_f1)
+    assert abs(micro - PAPER_MICRO_F1[name]) < 0.03, micro
+
+
+def test_command_line_run_prints_json(shared_datasets, capsys):
+    code = main(["run", "--dataset", "cora", "--preset", "paper", "--trials", "1",
+                 "--data-home", str(shared_datasets), "--no-download", "--json", "--quiet"])
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["trials"] == 1 and 0.72 < summary["micro_f1_mean"] < 0.80
+
+
+def test_command_line_reports_unknown_dataset(capsys):
+    assert main(["run", "--dataset", "nope", "--quiet"]) == 2
+    assert "unknown dataset 'nope'; choose from" in capsys.readouterr().err
