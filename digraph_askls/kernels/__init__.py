@@ -1,3 +1,12 @@
 """kernels layer of digraph_askls."""
 
+from digraph_askls.kernels._vector import (
+    VECTOR_KERNELS,
+    get_vector_kernel,
+    rbf_kernel,
+    sne_kernel,
+    t_kernel,
+)
+
 __all__ = []
+__all__ += ["VECTOR_KERNELS", "get_vector_kernel", "rbf_kernel", "sne_kernel", "t_kernel"]
