@@ -1,14 +1,30 @@
-"""kernels layer of digraph_askls: graph kernels, their registry and kernel sub-blocks."""
+"""kernels layer of digraph_askls: graph kernels, vector kernels, registries, sub-blocks."""
 
 from digraph_askls.kernels._graph import get_in_degree_kernel, get_symmetrized_kernel
+from digraph_askls.kernels._kl import DiagonalGMMs, get_gmm_kl_divergences, kl_gmm_kernel
 from digraph_askls.kernels._registry import KERNELS, get_graph_kernel, register_graph_kernel
 from digraph_askls.kernels._restrict import restrict_kernel
+from digraph_askls.kernels._vector import (
+    VECTOR_KERNELS,
+    get_vector_kernel,
+    rbf_kernel,
+    sne_kernel,
+    t_kernel,
+)
 
 __all__ = [
     "KERNELS",
+    "VECTOR_KERNELS",
+    "DiagonalGMMs",
+    "get_gmm_kl_divergences",
     "get_graph_kernel",
     "get_in_degree_kernel",
     "get_symmetrized_kernel",
+    "get_vector_kernel",
+    "kl_gmm_kernel",
+    "rbf_kernel",
     "register_graph_kernel",
     "restrict_kernel",
+    "sne_kernel",
+    "t_kernel",
 ]
