@@ -6,6 +6,7 @@ from digraph_askls.datasets._load import load_dataset
 from digraph_askls.datasets._parsers import load_askls_mat, load_npz, load_ogb_raw
 from digraph_askls.datasets._registry import list_datasets
 from digraph_askls.datasets._sbm import make_directed_sbm
+from digraph_askls.datasets._uci import UCI_TABLES, load_uci
 
 __all__ = [
     "get_data_home",
@@ -17,5 +18,7 @@ __all__ = [
     "load_ogb_raw",
     "load_pubmed_linqs",
     "load_pubmed_tsv",
+    "load_uci",
+    "UCI_TABLES",
     "make_directed_sbm",
 ]

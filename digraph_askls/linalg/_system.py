@@ -187,6 +187,21 @@ class AsKLSSystem(_SaddleSystem):
         dual = np.stack([x[2:2 + m], x[2 + m:]])
         return intercepts, dual
 
+    def to_dense(self):
+        """The system matrix as a dense array, assembled block by block."""
+        if self._op is not None:
+            return super().to_dense()
+        m = self.n_train
+        K = self.K.toarray() if sp.issparse(self.K) else np.asarray(self.K)
+        A = np.zeros((self.size, self.size))
+        A[0, 2:2 + m] = A[2:2 + m, 0] = 1.0
+        A[1, 2 + m:] = A[2 + m:, 1] = 1.0
+        A[2:2 + m, 2 + m:] = K
+        A[2 + m:, 2:2 + m] = K.T
+        index = np.arange(2, self.size)
+        A[index, index] = 1.0 / self.gamma
+        return A
+
     def decoupled_singular_count(self, rtol=1e-8):
         """Nullity found from training samples the kernel leaves on their own.
 
@@ -250,6 +265,18 @@ class LSSVMSystem(_SaddleSystem):
         Ka = self._op.matmat(a) if self._op is not None else self.K @ a
         out[1:] = X[0] + a / self.gamma + Ka
         return out[:, 0] if vector else out
+
+    def to_dense(self):
+        """The system matrix as a dense array, assembled block by block."""
+        if self._op is not None:
+            return super().to_dense()
+        K = self.K.toarray() if sp.issparse(self.K) else np.asarray(self.K)
+        A = np.zeros((self.size, self.size))
+        A[0, 1:] = A[1:, 0] = 1.0
+        A[1:, 1:] = K
+        index = np.arange(1, self.size)
+        A[index, index] += 1.0 / self.gamma
+        return A
 
     def rhs(self, Y):
         """Right-hand sides ``[0; y]`` for a block ``Y`` of +-1 labels (n_train, k)."""
