@@ -50,8 +50,10 @@ class NodeClassifier(BaseEstimator):
         Folds of the stacking.
     kernel_params : dict, optional
         Parameters of the graph kernel.
-    tol : float, default=1e-6
-        Relative residual of the iterative solvers (ample for classification).
+    tol : float, default=1e-4
+        Relative residual of the iterative solvers. Measured on one 60/40 split of Cora,
+        CiteSeer, Pubmed and a 20,000-node SBM, 1e-4 predicts exactly as 1e-6 and 1e-8
+        with fewer iterations.
     max_iter : int, optional
     random_state : int, RandomState or None
         Seeds the stacking folds.
@@ -82,7 +84,7 @@ class NodeClassifier(BaseEstimator):
 
     def __init__(self, kernel="ppr", gamma=0.01, merge="stack", solver="auto",
                  preset=None, regularization="auto", n_folds=5, kernel_params=None,
-                 tol=1e-6, max_iter=None, random_state=None):
+                 tol=1e-4, max_iter=None, random_state=None):
         self.kernel = kernel
         self.gamma = gamma
         self.merge = merge
