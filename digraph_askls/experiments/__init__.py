@@ -1,4 +1,4 @@
-"""Experiments: the paper's protocols, splits, metrics and result tables."""
+"""Experiments: the paper's protocols, splits, metrics, peers and result tables."""
 
 from ._corel import (
     CLASS_NAMES,
@@ -8,6 +8,7 @@ from ._corel import (
     get_kl_divergences,
     load_corel,
 )
+from ._peers import PEERS, PeerClassifier
 from ._protocol import TrialResults, evaluate_node_classifier, random_splits
 from ._table3 import PAPER_TABLE3, format_table3, run_table3
 from ._table4 import PAPER_TABLE4, format_table4, run_table4
@@ -16,6 +17,8 @@ __all__ = [
     "CLASS_NAMES",
     "PAPER_TABLE3",
     "PAPER_TABLE4",
+    "PEERS",
+    "PeerClassifier",
     "TrialResults",
     "evaluate_node_classifier",
     "fit_image_gmms",

@@ -11,16 +11,20 @@ from digraph_askls.kernels._vector import (
     sne_kernel,
     t_kernel,
 )
+from digraph_askls.kernels._walks import WalkSeriesKernel, get_ppr_kernel, get_walk_matrix
 
 __all__ = [
     "KERNELS",
     "VECTOR_KERNELS",
     "DiagonalGMMs",
+    "WalkSeriesKernel",
     "get_gmm_kl_divergences",
     "get_graph_kernel",
     "get_in_degree_kernel",
+    "get_ppr_kernel",
     "get_symmetrized_kernel",
     "get_vector_kernel",
+    "get_walk_matrix",
     "kl_gmm_kernel",
     "rbf_kernel",
     "register_graph_kernel",

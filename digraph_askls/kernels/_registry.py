@@ -5,6 +5,7 @@ from scipy.sparse.linalg import LinearOperator
 
 from digraph_askls.graph import get_adjacency
 from digraph_askls.kernels._graph import get_in_degree_kernel, get_symmetrized_kernel
+from digraph_askls.kernels._walks import _ppr_in, _ppr_out, get_ppr_kernel
 
 __all__ = ["KERNELS", "get_graph_kernel", "register_graph_kernel"]
 
@@ -68,7 +69,10 @@ def get_graph_kernel(name, adjacency, **params):
     ----------
     name : str
         One of ``sorted(KERNELS)``, e.g. ``"in_degree"`` (the paper's
-        ``D_in^{-1} (A + I)``) or ``"in_degree_sym"`` (its symmetric part).
+        ``D_in^{-1} (A + I)``), ``"in_degree_sym"`` (its symmetric part), ``"ppr"``
+        (truncated personalised-PageRank series, an operator; see
+        :func:`~digraph_askls.kernels.get_ppr_kernel`), ``"ppr_in"`` / ``"ppr_out"``
+        (the same along in-links / out-links only).
     adjacency : graph in any form accepted by :func:`~digraph_askls.graph.get_adjacency`
         ``adjacency[i, j]`` = weight of the edge ``i -> j``.
     **params
@@ -112,3 +116,6 @@ def _in_degree_symmetrized(adjacency):
 
 register_graph_kernel("in_degree", get_in_degree_kernel)
 register_graph_kernel("in_degree_sym", _in_degree_symmetrized)
+register_graph_kernel("ppr", get_ppr_kernel)
+register_graph_kernel("ppr_in", _ppr_in)
+register_graph_kernel("ppr_out", _ppr_out)

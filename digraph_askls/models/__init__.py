@@ -3,6 +3,7 @@
 from ._askls import AsKLSClassifier
 from ._lssvm import LSSVMClassifier
 from ._node import PRESETS, NodeClassifier
+from ._node_cv import NodeClassifierCV
 from ._views import KernelViews
 
-__all__ = ["AsKLSClassifier", "LSSVMClassifier", "NodeClassifier", "KernelViews", "PRESETS"]
+__all__ = ["AsKLSClassifier", "LSSVMClassifier", "NodeClassifier", "NodeClassifierCV", "KernelViews", "PRESETS"]

@@ -22,17 +22,21 @@ PRESETS = {
 class NodeClassifier(BaseEstimator):
     """Classify the nodes of a directed graph from a few labelled ones with AsK-LS.
 
-    The graph gives an asymmetric kernel on its nodes (by default the paper's in-degree
-    normalised adjacency ``P = D_in^{-1} (A + I)``); AsK-LS is trained on the labelled
+    The graph gives an asymmetric kernel on its nodes (by default the 10-hop
+    personalised-PageRank series of the row-normalised walk ``D^{-1} (A + A^T + I)``, an
+    operator; ``preset="paper"`` uses the paper's 1-hop in-degree kernel); AsK-LS is trained on the labelled
     nodes with ``K(train, train)`` and predicts the others from ``K(test, train)`` (source
     view) and ``K(train, test)`` (target view). Nothing is densified.
 
     Parameters
     ----------
-    kernel : str, default="in_degree"
+    kernel : str, default="ppr"
         Name of a graph kernel in :data:`digraph_askls.kernels.KERNELS`.
-    gamma : float, default=1.0
-        Regularisation coefficient of AsK-LS.
+    gamma : float, default=0.01
+        Regularisation coefficient of AsK-LS. Below ``1 / s_max(K)`` the system is
+        definite and block MINRES converges in about ten iterations; measured on one
+        60/40 split, 0.01 beats 0.1 and 1 on Cora and CiteSeer (1 is singular-prone and
+        takes thousands of iterations with the PageRank kernel).
     merge : {"stack", "average", "source", "target"}, default="stack"
         How the two views are merged (see :class:`AsKLSClassifier`).
     solver : str, default="auto"
@@ -42,12 +46,14 @@ class NodeClassifier(BaseEstimator):
         ``merge``, ``regularization`` and ``n_folds``: ``"paper"`` is the authors' protocol.
     regularization : "auto", None or float, default="auto"
         Handling of singular systems (see :class:`AsKLSClassifier`).
-    n_folds : int, default=10
+    n_folds : int, default=5
         Folds of the stacking.
     kernel_params : dict, optional
         Parameters of the graph kernel.
-    tol : float, default=1e-8
-        Relative residual of the iterative solvers.
+    tol : float, default=1e-4
+        Relative residual of the iterative solvers. Measured on one 60/40 split of Cora,
+        CiteSeer, Pubmed and a 20,000-node SBM, 1e-4 predicts exactly as 1e-6 and 1e-8
+        with fewer iterations.
     max_iter : int, optional
     random_state : int, RandomState or None
         Seeds the stacking folds.
@@ -76,9 +82,9 @@ class NodeClassifier(BaseEstimator):
     ['a', 'b']
     """
 
-    def __init__(self, kernel="in_degree", gamma=1.0, merge="stack", solver="auto",
-                 preset=None, regularization="auto", n_folds=10, kernel_params=None,
-                 tol=1e-8, max_iter=None, random_state=None):
+    def __init__(self, kernel="ppr", gamma=0.01, merge="stack", solver="auto",
+                 preset=None, regularization="auto", n_folds=5, kernel_params=None,
+                 tol=1e-4, max_iter=None, random_state=None):
         self.kernel = kernel
         self.gamma = gamma
         self.merge = merge

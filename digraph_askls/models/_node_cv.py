@@ -1,0 +1,163 @@
+"""Model selection for :class:`NodeClassifier` by cross-validation on the labelled nodes."""
+
+import logging
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.model_selection import ParameterGrid, StratifiedKFold
+from sklearn.utils.validation import check_is_fitted
+
+from ..kernels import restrict_kernel
+from ._askls import AsKLSClassifier
+from ._node import NodeClassifier
+from ._views import KernelViews
+
+__all__ = ["NodeClassifierCV"]
+
+logger = logging.getLogger(__name__)
+
+#: Keys of ``param_grid`` that are :class:`NodeClassifier` parameters; any other key
+#: (``beta``, ``alpha``, ``n_hops``) is a parameter of the graph kernel.
+_ESTIMATOR_KEYS = ("kernel", "gamma", "merge", "regularization", "n_folds", "tol")
+
+
+class NodeClassifierCV(BaseEstimator):
+    """:class:`NodeClassifier` with its parameters chosen by cross-validation.
+
+    Each candidate of ``param_grid`` is scored by the accuracy of ``cv`` stratified folds
+    of the labelled nodes; the best one is refitted on all labelled nodes. The graph
+    kernel (an operator for the walk kernels) is built once per kernel configuration and
+    shared by all folds, classes and values of ``gamma`` and ``merge``.
+
+    Parameters
+    ----------
+    param_grid : dict or list of dicts, optional
+        Lists of values by name. Names of :class:`NodeClassifier` parameters (``gamma``,
+        ``kernel``, ``merge``, ``n_folds``, ``tol``, ``regularization``) set those; any
+        other name (e.g. ``beta``, ``alpha``, ``n_hops``) is a parameter of the graph
+        kernel. Default: ``{"beta": [0.5, 1.0, 2.0]}`` (weight of the reverse direction
+        of the PageRank walk).
+    cv : int, default=3
+        Folds of the labelled nodes.
+    base_params : dict, optional
+        Fixed :class:`NodeClassifier` parameters of all candidates.
+    random_state : int, RandomState or None
+        Seeds the folds (and the stacking inside each candidate).
+
+    Attributes
+    ----------
+    best_params_ : dict
+        The winning candidate (as given in ``param_grid``).
+    best_score_ : float
+        Its mean accuracy over the folds.
+    cv_results_ : dict of arrays
+        ``params``, ``mean_test_score``, ``std_test_score``, ``rank_test_score`` and
+        ``mean_fit_time`` (seconds per fold), one entry per candidate.
+    best_estimator_ : NodeClassifier
+        Refitted on all labelled nodes.
+    classes_ : ndarray
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from digraph_askls.models import NodeClassifierCV
+    >>> graph = nx.DiGraph([(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (2, 3)])
+    >>> labels = {0: "a", 1: "a", 2: "a", 3: "b", 4: "b", 5: "b"}
+    >>> search = NodeClassifierCV({"gamma": [0.01, 0.1]}, cv=2,
+    ...                           base_params={"merge": "average"}).fit(graph, labels)
+    >>> sorted(search.best_params_), search.predict([2, 5]).tolist()
+    (['gamma'], ['a', 'b'])
+    """
+
+    def __init__(self, param_grid=None, cv=3, base_params=None, random_state=None):
+        self.param_grid = param_grid
+        self.cv = cv
+        self.base_params = base_params
+        self.random_state = random_state
+
+    def _candidate(self, params):
+        """NodeClassifier parameters of one grid point."""
+        settings = dict(self.base_params or {})
+        kernel_params = dict(settings.pop("kernel_params", None) or {})
+        for key, value in params.items():
+            if key in _ESTIMATOR_KEYS:
+                settings[key] = value
+            else:
+                kernel_params[key] = value
+        return dict(settings, kernel_params=kernel_params or None,
+                    random_state=self.random_state)
+
+    def fit(self, graph, labels, *, nodelist=None, weight="weight"):
+        """Score every candidate on folds of the labelled nodes, refit the best.
+
+        Parameters
+        ----------
+        graph, labels, nodelist, weight
+            As in :meth:`NodeClassifier.fit`.
+
+        Returns
+        -------
+        self
+        """
+        from ..graph import get_adjacency, get_labels
+        from ..kernels import get_graph_kernel
+
+        grid = ParameterGrid(self.param_grid if self.param_grid is not None
+                             else {"beta": [0.5, 1.0, 2.0]})
+        if self.cv < 2:
+            raise ValueError(f"cv must be an integer >= 2, got {self.cv!r}")
+        adjacency, nodes = get_adjacency(graph, nodelist=nodelist, weight=weight)
+        codes, _ = get_labels(labels, nodes)
+        labelled = np.flatnonzero(codes >= 0)
+        counts = np.bincount(codes[labelled])
+        if counts[counts > 0].min() < self.cv:
+            raise ValueError(f"every class needs at least cv={self.cv} labelled nodes, got "
+                             f"class sizes {counts.tolist()}")
+        folds = list(StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
+                     .split(labelled, codes[labelled]))
+        kernels = {}
+        candidates, scores, seconds = [], [], []
+        for params in grid:
+            estimator = NodeClassifier(**self._candidate(params))
+            config = estimator._config()
+            key = (config["kernel"], repr(sorted((config["kernel_params"] or {}).items())))
+            if key not in kernels:
+                kernels[key] = get_graph_kernel(config["kernel"], adjacency,
+                                                **(config["kernel_params"] or {}))
+            K = kernels[key]
+            fold_scores, start = [], time.perf_counter()
+            for train, valid in folds:
+                train, valid = labelled[train], labelled[valid]
+                model = AsKLSClassifier(
+                    kernel="precomputed", gamma=config["gamma"], solver=estimator.solver,
+                    merge=config["merge"], regularization=config["regularization"],
+                    n_folds=config["n_folds"], tol=estimator.tol,
+                    max_iter=estimator.max_iter, random_state=self.random_state,
+                ).fit(restrict_kernel(K, train, train), codes[train])
+                views = KernelViews(restrict_kernel(K, valid, train),
+                                    restrict_kernel(K, train, valid))
+                fold_scores.append(float(np.mean(model.predict(views) == codes[valid])))
+            seconds.append((time.perf_counter() - start) / len(folds))
+            candidates.append(params)
+            scores.append(fold_scores)
+            logger.info("NodeClassifierCV %s: accuracy %.4f", params, np.mean(fold_scores))
+        scores = np.asarray(scores)
+        mean = scores.mean(axis=1)
+        best = int(np.argmax(mean))
+        self.cv_results_ = {
+            "params": candidates, "mean_test_score": mean, "std_test_score": scores.std(axis=1),
+            "rank_test_score": (np.argsort(np.argsort(-mean, kind="stable")) + 1),
+            "mean_fit_time": np.asarray(seconds),
+        }
+        self.best_params_ = candidates[best]
+        self.best_score_ = float(mean[best])
+        self.best_estimator_ = NodeClassifier(**self._candidate(self.best_params_)).fit(
+            graph, labels, nodelist=nodelist, weight=weight)
+        self.classes_ = self.best_estimator_.classes_
+        return self
+
+    def predict(self, nodes=None):
+        """Predicted class of ``nodes`` by the refitted best model."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict(nodes)
