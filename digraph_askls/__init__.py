@@ -6,8 +6,21 @@ least squares and feature interpretation", IEEE TPAMI 2023). A directed graph gi
 asymmetric kernel; AsK-LS learns a *source* and a *target* classifier from it.
 """
 
-from .models import AsKLSClassifier, KernelViews, LSSVMClassifier, NodeClassifier
+from .models import (
+    AsKLSClassifier,
+    KernelViews,
+    LSSVMClassifier,
+    NodeClassifier,
+    NodeClassifierCV,
+)
 
 __version__ = "0.1.0"
 
-__all__ = ["AsKLSClassifier", "KernelViews", "LSSVMClassifier", "NodeClassifier", "__version__"]
+__all__ = [
+    "AsKLSClassifier",
+    "KernelViews",
+    "LSSVMClassifier",
+    "NodeClassifier",
+    "NodeClassifierCV",
+    "__version__",
+]
