@@ -1,3 +1,5 @@
 """datasets layer of digraph_askls."""
 
-__all__ = []
+from ._sbm import make_directed_sbm
+
+__all__ = ["make_directed_sbm"]
