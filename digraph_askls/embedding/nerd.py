@@ -134,8 +134,9 @@ class NERD(BaseEstimator):
     -----
     Time is about proportional to ``n_samples * walk_size * (1 + n_negative)
     * n_components``. With the defaults, Pubmed (19,717 nodes, 44,338 edges)
-    takes 15 to 20 s on two cores, and a linear SVM on :meth:`transform`
-    reaches micro-F1 0.78 with 60 % of the labels (Cora: 0.75).
+    takes about 15 s of CPU time (one core), and a linear SVM on
+    :meth:`transform` reaches micro-F1 0.78 with 60 % of the labels
+    (Cora: 0.75).
     ``benchmarks/nerd_quality.py`` measures both.
 
     References
