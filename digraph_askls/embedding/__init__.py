@@ -1,3 +1,5 @@
 """embedding layer of digraph_askls."""
 
-__all__ = []
+from .nerd import NERD
+
+__all__ = ["NERD"]

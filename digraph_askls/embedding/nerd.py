@@ -1,0 +1,301 @@
+"""NERD: source and target node embeddings learnt from alternating random walks.
+
+Reference: M. Khosla, J. Leonhardt, W. Nejdl, A. Anand, "Node Representation
+Learning for Directed Graphs", ECML-PKDD 2019.
+"""
+
+import logging
+import numbers
+import time
+
+import numpy as np
+from scipy import sparse
+from scipy.special import expit
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+from tqdm.auto import tqdm
+
+from ._sampling import NeighborSampler, NodeTable, alternating_walks
+
+__all__ = ["NERD"]
+
+logger = logging.getLogger(__name__)
+
+_NOISE_POWER = 0.75  # word2vec's smoothing of the unigram (here: degree) noise
+_MAX_TERMS = 128  # gradient terms per node and batch beyond which steps are averaged
+
+
+def _check_adjacency(adjacency):
+    """Return ``adjacency`` as a canonical CSR float64 matrix or raise."""
+    if sparse.issparse(adjacency):
+        matrix = sparse.csr_matrix(adjacency, dtype=np.float64, copy=True)
+    else:
+        array = np.asarray(adjacency)
+        if array.dtype == object or not (
+            np.issubdtype(array.dtype, np.number) or array.dtype == bool
+        ):
+            raise TypeError(
+                "adjacency must be a scipy sparse matrix or a numeric array, "
+                f"got {type(adjacency).__name__} of dtype {array.dtype}"
+            )
+        if array.ndim != 2:
+            raise ValueError(f"adjacency must be 2-dimensional, got {array.ndim} dimensions")
+        matrix = sparse.csr_matrix(array.astype(np.float64))
+    if matrix.shape[0] != matrix.shape[1]:
+        raise ValueError(f"adjacency must be square, got shape {matrix.shape}")
+    matrix.sum_duplicates()
+    if not np.all(np.isfinite(matrix.data)):
+        raise ValueError("adjacency must have finite weights, got NaN or infinity")
+    if np.any(matrix.data < 0):
+        raise ValueError(
+            f"adjacency must have non-negative weights, got minimum {matrix.data.min()}")
+    matrix.eliminate_zeros()
+    if matrix.nnz == 0:
+        raise ValueError("adjacency must have at least one edge, got none")
+    return matrix
+
+
+def _check_param(value, name, kind, minimum):
+    types = numbers.Integral if kind is int else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, types):
+        expected = "an integer" if kind is int else "a number"
+        raise TypeError(f"{name} must be {expected}, got {value!r}")
+    if not value >= minimum:  # also rejects NaN
+        raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
+    return kind(value)
+
+
+class NERD(BaseEstimator):
+    """Source and target node embeddings of a directed graph (NERD).
+
+    Every node ``v`` gets a source embedding ``phi_s(v)`` and a target
+    embedding ``phi_t(v)``, trained so that ``phi_s(u) . phi_t(v)`` is large
+    when ``v`` is reachable from ``u`` by an *alternating* walk. A source walk
+    starts at a node ``s0`` drawn proportionally to its out-degree and
+    alternately follows an out-edge and an in-edge
+    (``s0 -> t0 <- s1 -> t1 <- ...``), each step proportionally to edge weight;
+    the targets ``t0 .. t_{walk_size-1}`` are the positive targets of ``s0``.
+    A target walk is the mirror image (start at ``t0`` drawn by in-degree,
+    follow an in-edge then an out-edge, ...) and gives positive sources of
+    ``t0``. Half of the walks are of each kind. Each positive pair comes with
+    ``n_negative`` negative pairs: random targets for a source walk, drawn with
+    probability proportional to ``in_degree ** 0.75``, random sources for a
+    target walk, drawn by ``out_degree ** 0.75``. The logistic loss of all
+    pairs is minimised by stochastic gradient descent whose learning rate
+    decays linearly from ``learning_rate`` to ``learning_rate * 1e-4``.
+
+    Unlike the reference implementation, which updates after every pair, the
+    walks are processed ``batch_size`` at a time: the gradients of all pairs
+    of a batch are computed from the same embeddings and summed per node.
+
+    Parameters
+    ----------
+    n_components : int, default=128
+        Dimension of *each* of the source and target embeddings (the
+        reference's ``-size``, 128 in its example command). :meth:`transform`
+        returns both side by side, ``2 * n_components`` columns.
+    walk_size : int, default=5
+        Number of nodes of the other kind visited by each walk, hence of
+        positive pairs per walk (the reference's ``-walkSize``: default 3,
+        5 in its example command). An alternating walk never gets stuck: a
+        target reached by an out-edge has an in-edge and vice versa.
+    n_negative : int, default=5
+        Negative pairs per positive pair.
+    n_samples : int, default=1_000_000
+        Number of walks in all (the reference's ``-samples``, counted in
+        walks: 1 million by default, 10 million in its example command).
+        The number of gradient terms is ``n_samples * walk_size *
+        (1 + n_negative)``.
+    learning_rate : float, default=0.025
+        Initial step of the stochastic gradient descent.
+    batch_size : int or None, default=None
+        Walks per mini-batch; None means ``min(1000, n_nodes)``. Summed steps
+        from many more walks than nodes per batch slow learning down on
+        small graphs; a node that collects more than 128 gradient terms in
+        one batch takes their mean times 128, so that hubs cannot diverge.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed or generator for :func:`numpy.random.default_rng`; an integer
+        makes :meth:`fit` deterministic.
+    verbose : bool, default=False
+        Show a tqdm progress bar.
+
+    Attributes
+    ----------
+    source_embedding_ : ndarray of shape (n_nodes, n_components), float32
+        ``phi_s``. Rows of nodes without out-edges are zero: such nodes are
+        never a source, so nothing is learnt about them.
+    target_embedding_ : ndarray of shape (n_nodes, n_components), float32
+        ``phi_t``. Rows of nodes without in-edges are zero, for the same
+        reason. A node without any edge has two zero rows.
+    n_nodes_ : int
+        Number of nodes of the graph seen by :meth:`fit`.
+
+    Notes
+    -----
+    Time is about proportional to ``n_samples * walk_size * (1 + n_negative)
+    * n_components``. With the defaults, Pubmed (19,717 nodes, 44,338 edges)
+    takes about 15 s of CPU time (one core), and a linear SVM on
+    :meth:`transform` reaches micro-F1 0.78 with 60 % of the labels
+    (Cora: 0.75).
+    ``benchmarks/nerd_quality.py`` measures both.
+
+    References
+    ----------
+    M. Khosla, J. Leonhardt, W. Nejdl, A. Anand, "Node Representation Learning
+    for Directed Graphs", ECML-PKDD 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> from digraph_askls.embedding import NERD
+    >>> edges = np.array([[0, 1], [1, 2], [2, 0], [3, 4], [4, 5], [5, 3]])
+    >>> adjacency = sparse.csr_matrix((np.ones(6), edges.T), shape=(6, 6))
+    >>> nerd = NERD(n_components=8, n_samples=2000, random_state=0)
+    >>> embedding = nerd.fit_transform(adjacency)
+    >>> embedding.shape
+    (6, 16)
+    >>> scores = nerd.source_embedding_ @ nerd.target_embedding_.T
+    >>> bool(scores[0, 1] > scores[0, 4])
+    True
+    """
+
+    def __init__(self, n_components=128, walk_size=5, n_negative=5, n_samples=1_000_000,
+                 learning_rate=0.025, batch_size=None, random_state=None, verbose=False):
+        self.n_components = n_components
+        self.walk_size = walk_size
+        self.n_negative = n_negative
+        self.n_samples = n_samples
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit(self, adjacency, y=None):
+        """Learn the source and target embeddings of a directed graph.
+
+        Parameters
+        ----------
+        adjacency : sparse matrix or array-like of shape (n_nodes, n_nodes)
+            ``adjacency[i, j]`` is the non-negative weight of the edge
+            ``i -> j``; at least one edge.
+        y : None
+            Ignored; present for the scikit-learn API.
+
+        Returns
+        -------
+        self : NERD
+            The fitted estimator.
+        """
+        n_components = _check_param(self.n_components, "n_components", int, 1)
+        walk_size = _check_param(self.walk_size, "walk_size", int, 1)
+        n_negative = _check_param(self.n_negative, "n_negative", int, 1)
+        n_samples = _check_param(self.n_samples, "n_samples", int, 1)
+        batch_size = (None if self.batch_size is None
+                      else _check_param(self.batch_size, "batch_size", int, 1))
+        learning_rate = _check_param(self.learning_rate, "learning_rate", float, 0.0)
+        if learning_rate == 0.0 or not np.isfinite(learning_rate):
+            raise ValueError(f"learning_rate must be positive and finite, got {learning_rate!r}")
+        matrix = _check_adjacency(adjacency)
+        rng = np.random.default_rng(self.random_state)
+        n_nodes = matrix.shape[0]
+        if batch_size is None:
+            batch_size = min(1000, n_nodes)
+
+        out_edges, in_edges = NeighborSampler(matrix), NeighborSampler(matrix.T.tocsr())
+        start_source = NodeTable(out_edges.row_weight)
+        start_target = NodeTable(in_edges.row_weight)
+        noise_source = NodeTable(out_edges.row_weight ** _NOISE_POWER)
+        noise_target = NodeTable(in_edges.row_weight ** _NOISE_POWER)
+
+        source = ((rng.random((n_nodes, n_components), dtype=np.float32) - 0.5)
+                  / n_components)
+        target = np.zeros((n_nodes, n_components), dtype=np.float32)
+        label = np.zeros(walk_size * (1 + n_negative), dtype=np.float32)
+        label[:walk_size] = 1.0
+        n_noise = walk_size * n_negative
+
+        started = time.perf_counter()
+        done = 0
+        with tqdm(total=n_samples, disable=not self.verbose, unit="walk",
+                  desc="NERD") as progress:
+            while done < n_samples:
+                n_walks = min(batch_size, n_samples - done)
+                rate = learning_rate * max(1.0 - done / n_samples, 1e-4)
+                n_forward = rng.binomial(n_walks, 0.5)
+                # Source walks s0 -> t0 <- s1 -> t1 ...: (s0, t_i) are positive pairs.
+                centres, reached = alternating_walks(
+                    start_source, out_edges, in_edges, n_forward, walk_size, rng)
+                noise = noise_target.draw((n_forward, n_noise), rng)
+                _sgd_step(source, target, centres, np.hstack((reached, noise)), label, rate)
+                # Target walks t0 <- s0 -> t1 <- s1 ...: (s_i, t0) are positive pairs.
+                centres, reached = alternating_walks(
+                    start_target, in_edges, out_edges, n_walks - n_forward, walk_size, rng)
+                noise = noise_source.draw((n_walks - n_forward, n_noise), rng)
+                _sgd_step(target, source, centres, np.hstack((reached, noise)), label, rate)
+                done += n_walks
+                progress.update(n_walks)
+
+        source[out_edges.row_weight == 0] = 0.0
+        self.source_embedding_ = source
+        self.target_embedding_ = target
+        self.n_nodes_ = n_nodes
+        logger.info("NERD: %d nodes, %d edges, %d walks in %.1f s",
+                    n_nodes, matrix.nnz, n_samples, time.perf_counter() - started)
+        return self
+
+    def transform(self):
+        """Return the learnt embeddings ``[phi_s, phi_t]`` side by side.
+
+        Returns
+        -------
+        embedding : ndarray of shape (n_nodes, 2 * n_components)
+            Columns ``:n_components`` are :attr:`source_embedding_`, the rest
+            :attr:`target_embedding_`.
+        """
+        check_is_fitted(self, ["source_embedding_", "target_embedding_"])
+        return np.hstack((self.source_embedding_, self.target_embedding_))
+
+    def fit_transform(self, adjacency, y=None):
+        """Fit on ``adjacency`` and return ``[phi_s, phi_t]`` (see :meth:`transform`)."""
+        return self.fit(adjacency).transform()
+
+
+def _scatter_add(embedding, rows, weights, columns, vectors, terms=1):
+    """``embedding[rows[k]] += weights[k] * vectors[columns[k]]``, summed per row.
+
+    Each ``vectors[columns[k]]`` sums ``terms`` pair gradients. A row with more
+    than ``_MAX_TERMS`` of them gets their mean times ``_MAX_TERMS``: a node
+    drawn very often in one batch (a hub, or any node of a tiny graph) would
+    otherwise take one huge step where sequential SGD takes many small
+    self-correcting ones, and diverge.
+    """
+    touched, row_of, count = np.unique(rows, return_inverse=True, return_counts=True)
+    matrix = sparse.csr_matrix((weights, (row_of, columns)),
+                               shape=(touched.size, vectors.shape[0]))
+    step = matrix @ vectors
+    count *= terms
+    if count.max() > _MAX_TERMS:
+        step *= np.minimum(1.0, _MAX_TERMS / count).astype(np.float32)[:, None]
+    embedding[touched] += step
+
+
+def _sgd_step(centre_embedding, context_embedding, centres, contexts, label, rate):
+    """One summed gradient step of the logistic loss of the pairs (centres[w], contexts[w, k]).
+
+    ``label[k]`` is 1 for a positive and 0 for a negative pair. The same code
+    serves source walks (centres are sources, contexts targets) and target
+    walks (the roles of the two embeddings swapped).
+    """
+    n_walks, n_pairs = contexts.shape
+    if n_walks == 0:
+        return
+    centre_vectors = np.take(centre_embedding, centres, axis=0)
+    context_vectors = np.take(context_embedding, contexts, axis=0)
+    score = np.matmul(context_vectors, centre_vectors[:, :, None])[:, :, 0]
+    coefficient = (rate * (label - expit(score))).astype(np.float32)
+    centre_step = np.matmul(coefficient[:, None, :], context_vectors)[:, 0, :]
+    _scatter_add(centre_embedding, centres, np.ones(n_walks, dtype=np.float32),
+                 np.arange(n_walks), centre_step, terms=n_pairs)
+    _scatter_add(context_embedding, contexts.ravel(), coefficient.ravel(),
+                 np.repeat(np.arange(n_walks), n_pairs), centre_vectors)
