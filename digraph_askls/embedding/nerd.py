@@ -17,6 +17,8 @@ from tqdm.auto import tqdm
 
 from ._sampling import NeighborSampler, NodeTable, alternating_walks
 
+from ..graph import get_adjacency
+
 __all__ = ["NERD"]
 
 logger = logging.getLogger(__name__)
@@ -26,30 +28,8 @@ _MAX_TERMS = 128  # gradient terms per node and batch beyond which steps are ave
 
 
 def _check_adjacency(adjacency):
-    """Return ``adjacency`` as a canonical CSR float64 matrix or raise."""
-    if sparse.issparse(adjacency):
-        matrix = sparse.csr_matrix(adjacency, dtype=np.float64, copy=True)
-    else:
-        array = np.asarray(adjacency)
-        if array.dtype == object or not (
-            np.issubdtype(array.dtype, np.number) or array.dtype == bool
-        ):
-            raise TypeError(
-                "adjacency must be a scipy sparse matrix or a numeric array, "
-                f"got {type(adjacency).__name__} of dtype {array.dtype}"
-            )
-        if array.ndim != 2:
-            raise ValueError(f"adjacency must be 2-dimensional, got {array.ndim} dimensions")
-        matrix = sparse.csr_matrix(array.astype(np.float64))
-    if matrix.shape[0] != matrix.shape[1]:
-        raise ValueError(f"adjacency must be square, got shape {matrix.shape}")
-    matrix.sum_duplicates()
-    if not np.all(np.isfinite(matrix.data)):
-        raise ValueError("adjacency must have finite weights, got NaN or infinity")
-    if np.any(matrix.data < 0):
-        raise ValueError(
-            f"adjacency must have non-negative weights, got minimum {matrix.data.min()}")
-    matrix.eliminate_zeros()
+    """The graph as a canonical CSR float64 matrix (row = source), with at least one edge."""
+    matrix = sparse.csr_matrix(get_adjacency(adjacency)[0])
     if matrix.nnz == 0:
         raise ValueError("adjacency must have at least one edge, got none")
     return matrix
