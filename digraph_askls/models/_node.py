@@ -51,6 +51,11 @@ class NodeClassifier(BaseEstimator):
     max_iter : int, optional
     random_state : int, RandomState or None
         Seeds the stacking folds.
+    operator : callable, optional
+        Applied to the kernel restricted to the labelled nodes (sparse CSR) before
+        training, e.g. ``functools.partial(DaskKernelOperator, client=client)`` to hold
+        it on a dask cluster (:mod:`digraph_askls.distributed`); the solvers then only
+        see its products. None trains on the local matrix.
 
     Attributes
     ----------
@@ -78,7 +83,7 @@ class NodeClassifier(BaseEstimator):
 
     def __init__(self, kernel="in_degree", gamma=1.0, merge="stack", solver="auto",
                  preset=None, regularization="auto", n_folds=10, kernel_params=None,
-                 tol=1e-8, max_iter=None, random_state=None):
+                 tol=1e-8, max_iter=None, random_state=None, operator=None):
         self.kernel = kernel
         self.gamma = gamma
         self.merge = merge
@@ -90,6 +95,7 @@ class NodeClassifier(BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
+        self.operator = operator
 
     def _config(self):
         config = dict(kernel=self.kernel, kernel_params=self.kernel_params, gamma=self.gamma,
@@ -134,12 +140,15 @@ class NodeClassifier(BaseEstimator):
         self.kernel_ = get_graph_kernel(config["kernel"], adjacency,
                                         **(config["kernel_params"] or {}))
         self.train_nodes_ = train
+        train_kernel = restrict_kernel(self.kernel_, train, train)
+        if self.operator is not None:
+            train_kernel = self.operator(train_kernel)
         self.estimator_ = AsKLSClassifier(
             kernel="precomputed", gamma=config["gamma"], solver=self.solver,
             merge=config["merge"], regularization=config["regularization"],
             n_folds=config["n_folds"], tol=self.tol, max_iter=self.max_iter,
             random_state=self.random_state,
-        ).fit(restrict_kernel(self.kernel_, train, train), codes[train])
+        ).fit(train_kernel, codes[train])
         self.classes_ = np.asarray(classes)[self.estimator_.classes_]
         return self
 
