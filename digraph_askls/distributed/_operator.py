@@ -95,6 +95,12 @@ class DaskKernelOperator(LinearOperator):
     n_blocks : int, optional
         Number of row blocks; the default is the number of workers. Blocks hold about
         the same number of non-zeros.
+    transpose : {"reduce", "store"}, default="reduce"
+        How ``K^T X`` is computed. ``"reduce"``: each row block returns ``K_b^T X_b``
+        (``n_cols * k`` floats) and the client adds them. ``"store"``: row blocks of
+        ``K^T`` are kept as well (twice the memory) and ``K^T X`` is gathered by rows
+        like ``K X``: bit for bit the local product, and ``n_cols * k`` floats in all
+        come back instead of ``n_blocks * n_cols * k``.
 
     Attributes
     ----------
@@ -128,8 +134,10 @@ class DaskKernelOperator(LinearOperator):
         True
     """
 
-    def __init__(self, K, client, n_blocks=None):
+    def __init__(self, K, client, n_blocks=None, transpose="reduce"):
         import_optional("dask.distributed")
+        if transpose not in ("reduce", "store"):
+            raise ValueError(f"transpose must be 'reduce' or 'store', got {transpose!r}")
         if not sp.issparse(K):
             raise TypeError(f"K must be a scipy sparse matrix, got {type(K).__name__}")
         K = sp.csr_matrix(K, dtype=np.float64)
@@ -144,10 +152,18 @@ class DaskKernelOperator(LinearOperator):
         self._structure_cache = None
         self.bounds = row_block_bounds(K.shape[0], n_blocks, K.indptr)
         self._workers = [workers[b % len(workers)] for b in range(n_blocks)]
-        self._blocks = [
-            client.scatter(K[start:stop], workers=[worker], hash=False)
-            for start, stop, worker in zip(self.bounds[:-1], self.bounds[1:], self._workers)
-        ]
+        self.transpose = transpose
+        self._blocks = self._scatter_rows(K, self.bounds)
+        self._transposed_blocks = None
+        if transpose == "store":
+            KT = K.T.tocsr()
+            self.transposed_bounds = row_block_bounds(K.shape[1], min(n_blocks, K.shape[1]),
+                                                      KT.indptr)
+            self._transposed_blocks = self._scatter_rows(KT, self.transposed_bounds)
+
+    def _scatter_rows(self, K, bounds):
+        return [self.client.scatter(K[start:stop], workers=[worker], hash=False)
+                for start, stop, worker in zip(bounds[:-1], bounds[1:], self._workers)]
 
     @property
     def n_blocks(self):
@@ -196,14 +212,19 @@ class DaskKernelOperator(LinearOperator):
         return X[:, None] if X.ndim == 1 else X
 
     def _matmat(self, X):
+        return self._row_products(self._blocks, X)
+
+    def _row_products(self, blocks, X):
         X = np.ascontiguousarray(self._as_block(X))
         shared = self._send(X, self._workers, broadcast=True)
         futures = [self.client.submit(_block_matmat, block, shared, workers=[worker],
                                       pure=False)
-                   for block, worker in zip(self._blocks, self._workers)]
+                   for block, worker in zip(blocks, self._workers)]
         return np.vstack(self.client.gather(futures))
 
     def _rmatmat(self, X):
+        if self._transposed_blocks is not None:
+            return self._row_products(self._transposed_blocks, X)
         X = self._as_block(X)
         futures = []
         for block, worker, start, stop in zip(self._blocks, self._workers, self.bounds[:-1],
@@ -224,9 +245,9 @@ class DaskKernelOperator(LinearOperator):
 
     def close(self):
         """Release the blocks held by the workers."""
-        for block in self._blocks:
+        for block in self._blocks + (self._transposed_blocks or []):
             block.release()
-        self._blocks = []
+        self._blocks, self._transposed_blocks = [], None
 
     def __repr__(self):
         return (f"<DaskKernelOperator {self.shape[0]}x{self.shape[1]} nnz={self.nnz} "
