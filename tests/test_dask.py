@@ -136,3 +136,24 @@ def test_node_classifier_operator_hook(client):
     assert remote.estimator_.solver_result_.solver == "batched"
     np.testing.assert_allclose(remote.decision_function(), local.decision_function(),
                                rtol=1e-8, atol=1e-8)
+
+
+def test_missing_extra_is_named(monkeypatch):
+    import sys
+
+    from digraph_askls.distributed import import_optional
+
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)
+    with pytest.raises(ImportError, match=r'pip install "digraph-askls\[dask\]"'):
+        import_optional("dask.distributed")
+
+
+def test_importing_the_subpackage_does_not_import_dask():
+    import subprocess
+    import sys
+
+    code = ("import sys, digraph_askls.distributed; "
+            "print(any(name.split('.')[0] in ('dask', 'distributed') for name in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
