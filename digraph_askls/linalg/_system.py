@@ -54,7 +54,8 @@ def check_kernel_matrix(K, name="K", square=True):
 
 def _diagonal(K):
     if isinstance(K, LinearOperator):
-        return None
+        # Operators that know their structure (e.g. a distributed sparse kernel) say so.
+        return K.diagonal() if hasattr(K, "off_diagonal_counts") else None
     if sp.issparse(K):
         return K.diagonal()
     return np.diag(K).copy()
@@ -62,6 +63,8 @@ def _diagonal(K):
 
 def _off_diagonal_counts(K):
     """Number of non-zero off-diagonal entries in each row and each column."""
+    if isinstance(K, LinearOperator):
+        return K.off_diagonal_counts()
     if sp.issparse(K):
         coo = K.tocoo()
         off = (coo.row != coo.col) & (coo.data != 0)

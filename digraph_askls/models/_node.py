@@ -24,8 +24,8 @@ class NodeClassifier(BaseEstimator):
 
     The graph gives an asymmetric kernel on its nodes (by default the 10-hop
     personalised-PageRank series of the row-normalised walk ``D^{-1} (A + A^T + I)``, an
-    operator; ``preset="paper"`` uses the paper's 1-hop in-degree kernel); AsK-LS is trained on the labelled
-    nodes with ``K(train, train)`` and predicts the others from ``K(test, train)`` (source
+    operator; ``preset="paper"`` uses the paper's 1-hop in-degree kernel); AsK-LS is
+    trained on the labelled nodes with ``K(train, train)`` and predicts the others from ``K(test, train)`` (source
     view) and ``K(train, test)`` (target view). Nothing is densified.
 
     Parameters
@@ -57,6 +57,12 @@ class NodeClassifier(BaseEstimator):
     max_iter : int, optional
     random_state : int, RandomState or None
         Seeds the stacking folds.
+    operator : callable, optional
+        Applied to the kernel restricted to the labelled nodes before
+        training, e.g. ``functools.partial(DaskKernelOperator, client=client)`` to hold
+        it on a dask cluster (:mod:`digraph_askls.distributed`; it needs a sparse kernel
+        such as ``kernel="in_degree"`` and ``merge="average"``); the solvers then only
+        see its products. None trains on the local matrix.
 
     Attributes
     ----------
@@ -84,7 +90,7 @@ class NodeClassifier(BaseEstimator):
 
     def __init__(self, kernel="ppr", gamma=0.01, merge="stack", solver="auto",
                  preset=None, regularization="auto", n_folds=5, kernel_params=None,
-                 tol=1e-4, max_iter=None, random_state=None):
+                 tol=1e-4, max_iter=None, random_state=None, operator=None):
         self.kernel = kernel
         self.gamma = gamma
         self.merge = merge
@@ -96,6 +102,7 @@ class NodeClassifier(BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
+        self.operator = operator
 
     def _config(self):
         config = dict(kernel=self.kernel, kernel_params=self.kernel_params, gamma=self.gamma,
@@ -140,12 +147,15 @@ class NodeClassifier(BaseEstimator):
         self.kernel_ = get_graph_kernel(config["kernel"], adjacency,
                                         **(config["kernel_params"] or {}))
         self.train_nodes_ = train
+        train_kernel = restrict_kernel(self.kernel_, train, train)
+        if self.operator is not None:
+            train_kernel = self.operator(train_kernel)
         self.estimator_ = AsKLSClassifier(
             kernel="precomputed", gamma=config["gamma"], solver=self.solver,
             merge=config["merge"], regularization=config["regularization"],
             n_folds=config["n_folds"], tol=self.tol, max_iter=self.max_iter,
             random_state=self.random_state,
-        ).fit(restrict_kernel(self.kernel_, train, train), codes[train])
+        ).fit(train_kernel, codes[train])
         self.classes_ = np.asarray(classes)[self.estimator_.classes_]
         return self
 

@@ -1,0 +1,10 @@
+"""Past one machine: kernels held by a dask cluster, parallel trials through joblib.
+
+Everything here needs the optional ``dask`` extra (``pip install "digraph-askls[dask]"``);
+it is imported only when used.
+"""
+
+from ._lazy import import_optional
+from ._operator import DaskKernelOperator, row_block_bounds
+
+__all__ = ["DaskKernelOperator", "import_optional", "row_block_bounds"]
