@@ -129,8 +129,10 @@ def test_node_classifier_operator_hook(client):
     adjacency, classes = make_directed_sbm(600, n_classes=3, avg_degree=6, p_in=0.7,
                                            random_state=1)
     labels = np.where(np.arange(600) % 3 == 0, -1, classes)
-    local = NodeClassifier(merge="average", solver="batched", tol=1e-12).fit(adjacency, labels)
-    remote = NodeClassifier(merge="average", solver="batched", tol=1e-12,
+    local = NodeClassifier(kernel="in_degree", gamma=1.0, merge="average", solver="batched",
+                           tol=1e-12).fit(adjacency, labels)
+    remote = NodeClassifier(kernel="in_degree", gamma=1.0, merge="average", solver="batched",
+                            tol=1e-12,
                             operator=functools.partial(DaskKernelOperator, client=client))
     remote.fit(adjacency, labels)
     assert remote.estimator_.solver_result_.solver == "batched"
