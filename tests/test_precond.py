@@ -76,7 +76,8 @@ def test_preconditioned_solvers_match_dense(solver, preconditioner, regularizati
 def test_preconditioner_cuts_batched_iterations():
     system = AsKLSSystem(sparse_kernel(400, density=0.01), gamma=0.5)
     Y = labels(system.n_train)
-    plain = solve_system(system, Y, solver="batched", regularization=1.0)
+    plain = solve_system(system, Y, solver="batched", regularization=1.0,
+                         preconditioner=None)
     jacobi = solve_system(system, Y, solver="batched", regularization=1.0,
                           preconditioner="jacobi")
     assert jacobi.n_iter < plain.n_iter
@@ -104,3 +105,12 @@ def test_bad_preconditioner_names_the_choices(solver, preconditioner, message):
     with pytest.raises(ValueError, match=message):
         solve_system(system, labels(system.n_train), solver=solver,
                      preconditioner=preconditioner)
+
+
+def test_auto_preconditions_damped_batched_on_sparse_kernels_only():
+    from digraph_askls.linalg import choose_preconditioner
+
+    assert choose_preconditioner(AsKLSSystem(sparse_kernel(), 0.5), "batched") == "jacobi"
+    assert choose_preconditioner(AsKLSSystem(sparse_kernel().toarray(), 0.5), "batched") is None
+    assert choose_preconditioner(AsKLSSystem(sparse_kernel(), 0.5), "minres") is None
+    assert choose_preconditioner(AsKLSSystem(sparse_kernel(), 0.5), "batched", 0.0) is None

@@ -3,7 +3,9 @@
 from ._krylov import batched_cg, batched_minres
 from ._precond import PRECONDITIONERS, make_preconditioner, saddle_matrix
 from ._result import SingularSystemError, SingularSystemWarning, SolverResult
-from ._solve import DEFAULT_REGULARIZATION, SOLVERS, choose_solver, solve_system
+from ._solve import (
+    DEFAULT_REGULARIZATION, SOLVERS, choose_preconditioner, choose_solver, solve_system,
+)
 from ._system import AsKLSSystem, LSSVMSystem, check_kernel_matrix
 
 __all__ = [
@@ -18,6 +20,7 @@ __all__ = [
     "batched_cg",
     "batched_minres",
     "check_kernel_matrix",
+    "choose_preconditioner",
     "choose_solver",
     "make_preconditioner",
     "saddle_matrix",
