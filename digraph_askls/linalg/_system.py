@@ -146,12 +146,17 @@ class AsKLSSystem(_SaddleSystem):
         self.n_train = self.K.shape[0]
         self.size = 2 * self.n_train + 2
         self._op = aslinearoperator(self.K) if isinstance(self.K, LinearOperator) else None
+        # K^T in row-major storage: a CSR product with a block is about twice as fast as
+        # the CSC product K.T @ X, for the price of a second copy of the nnz entries.
+        self._KT = self.K.T.tocsr() if sp.issparse(self.K) else None
 
     def _K_dot(self, X):
         return self._op.matmat(X) if self._op is not None else self.K @ X
 
     def _KT_dot(self, X):
-        return self._op.rmatmat(X) if self._op is not None else self.K.T @ X
+        if self._op is not None:
+            return self._op.rmatmat(X)
+        return self._KT @ X if self._KT is not None else self.K.T @ X
 
     def matmat(self, X):
         """Apply the system matrix to a block of vectors ``X`` of shape (size, k)."""
@@ -162,10 +167,17 @@ class AsKLSSystem(_SaddleSystem):
         m, g = self.n_train, self.gamma
         a, b = X[2:2 + m], X[2 + m:]
         out = np.empty(X.shape, dtype=np.result_type(X.dtype, np.float64))
-        out[0] = a.sum(axis=0)
-        out[1] = b.sum(axis=0)
-        out[2:2 + m] = X[0] + a / g + self._K_dot(b)
-        out[2 + m:] = X[1] + self._KT_dot(a) + b / g
+        ones = np.ones(m, dtype=X.dtype)
+        out[0] = ones @ a   # a BLAS product: faster than a strided sum over axis 0
+        out[1] = ones @ b
+        top = self._K_dot(b)
+        top += X[0]
+        top += a / g
+        out[2:2 + m] = top
+        bottom = self._KT_dot(a)
+        bottom += X[1]
+        bottom += b / g
+        out[2 + m:] = bottom
         return out[:, 0] if vector else out
 
     def rhs(self, Y):

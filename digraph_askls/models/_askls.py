@@ -48,6 +48,9 @@ class AsKLSClassifier(_KernelLSClassifier):
         Iteration limit of the iterative solvers.
     random_state : int, RandomState or None
         Seeds the stacking folds.
+    preconditioner : {"auto", None, "jacobi", "ilu"}, default="auto"
+        Preconditioner of the iterative solvers (see
+        :func:`digraph_askls.linalg.solve_system`).
 
     Attributes
     ----------
@@ -81,7 +84,7 @@ class AsKLSClassifier(_KernelLSClassifier):
 
     def __init__(self, kernel="precomputed", gamma=1.0, solver="auto", merge="average",
                  regularization="auto", n_folds=10, kernel_params=None, tol=1e-10,
-                 max_iter=None, random_state=None):
+                 max_iter=None, random_state=None, preconditioner="auto"):
         self.kernel = kernel
         self.gamma = gamma
         self.solver = solver
@@ -92,6 +95,7 @@ class AsKLSClassifier(_KernelLSClassifier):
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
+        self.preconditioner = preconditioner
 
     def _check_params(self):
         super()._check_params()

@@ -75,9 +75,9 @@ class LSSVMClassifier(_KernelLSClassifier):
     def _views_used(self):
         return ("source",)
 
-    def _solve(self, K, Y):
+    def _solve(self, K, Y, x0=None):
         _check_symmetric(K)
-        return super()._solve(K, Y)
+        return super()._solve(K, Y, x0=x0)
 
     def _set_coefficients(self, intercepts, dual):
         if self.classes_.size == 2:

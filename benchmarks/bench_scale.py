@@ -1,0 +1,87 @@
+"""Fit+predict time, peak memory and accuracy from 10^4 to 10^6 nodes, beside PageRank.
+
+Graphs: ``make_directed_sbm`` (average degree 10, 10 classes, p_in = 0.5), 60 % of the
+nodes labelled, accuracy on the other 40 %. Methods: ``NodeClassifier(preset="paper")``,
+the default ``NodeClassifier()`` and scikit-network's ``PageRankClassifier`` on the same
+graph in the same run. Every (size, method) pair runs in its own subprocess, whose peak
+resident memory (``ru_maxrss``) is reported. Prints a table and writes JSON.
+
+Usage: python benchmarks/bench_scale.py [--max-nodes 1000000]
+"""
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+METHODS = ("askls_paper", "askls_default", "pagerank")
+
+CHILD = r"""
+import json, resource, sys, time, warnings
+import numpy as np
+from digraph_askls.datasets import make_directed_sbm
+n, method = int(sys.argv[1]), sys.argv[2]
+adjacency, labels = make_directed_sbm(n, 10, 10, p_in=0.5, random_state=0)
+rng = np.random.default_rng(0)
+test = rng.permutation(n)[: int(0.4 * n)]
+seeds = labels.copy()
+seeds[test] = -1
+warnings.simplefilter("ignore")
+start = time.perf_counter()
+if method == "pagerank":
+    from sknetwork.classification import PageRankClassifier
+    model = PageRankClassifier()
+    model.fit(adjacency, seeds)
+    predicted = np.asarray(model.predict())[test]
+else:
+    from digraph_askls import NodeClassifier
+    model = NodeClassifier(preset="paper" if method == "askls_paper" else None,
+                           random_state=0).fit(adjacency, seeds)
+    predicted = model.predict(test)
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20   # KiB -> GiB
+print(json.dumps(dict(seconds=seconds, peak_gib=peak,
+                      accuracy=float(np.mean(predicted == labels[test])))))
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max-nodes", type=int, default=1_000_000)
+    parser.add_argument("--timeout", type=float, default=3600)
+    parser.add_argument("--out", default="docs/results/bench_scale.json")
+    args = parser.parse_args()
+    rows = []
+    print(f"{'nodes':>8} {'method':>14} {'seconds':>9} {'peak GiB':>9} {'accuracy':>9} "
+          f"{'time / PageRank':>16}")
+    for n in [n for n in (10_000, 100_000, 1_000_000) if n <= args.max_nodes]:
+        batch = []
+        for method in METHODS:
+            try:
+                done = subprocess.run([sys.executable, "-c", CHILD, str(n), method],
+                                      capture_output=True, text=True, check=True,
+                                      timeout=args.timeout)
+                row = dict(n_nodes=n, method=method, **json.loads(done.stdout.splitlines()[-1]))
+            except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+                row = dict(n_nodes=n, method=method, error=type(exc).__name__)
+            batch.append(row)
+        base = next((r.get("seconds") for r in batch if r["method"] == "pagerank"), None)
+        for row in batch:
+            if "seconds" in row and base:
+                row["time_ratio_vs_pagerank"] = row["seconds"] / base
+                print(f"{n:8d} {row['method']:>14} {row['seconds']:9.2f} "
+                      f"{row['peak_gib']:9.2f} {row['accuracy']:9.3f} "
+                      f"{row['time_ratio_vs_pagerank']:16.2f}", flush=True)
+            else:
+                print(f"{n:8d} {row['method']:>14} failed: {row.get('error')}", flush=True)
+        rows.extend(batch)
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(dict(avg_degree=10, n_classes=10, p_in=0.5,
+                                       labelled=0.6, rows=rows), indent=2))
+    print(f"written {args.out}")
+
+
+if __name__ == "__main__":
+    main()
