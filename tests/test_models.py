@@ -26,6 +26,7 @@ def gaussian_kernel(A, B):
     AsKLSClassifier(kernel=asymmetric_kernel, gamma=100.0),
     AsKLSClassifier(kernel="precomputed", merge="source"),
     AsKLSClassifier(kernel=asymmetric_kernel, merge="stack", n_folds=3, random_state=0),
+    AsKLSClassifier(kernel=asymmetric_kernel, merge="joint", n_folds=3, random_state=0),
     LSSVMClassifier(kernel="precomputed"),
     LSSVMClassifier(kernel=gaussian_kernel, calibration="stack", n_folds=3),
 ], expected_failed_checks=lambda estimator: {

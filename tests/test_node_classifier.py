@@ -81,3 +81,28 @@ def test_command_line_run_prints_json(shared_datasets, capsys):
 def test_command_line_reports_unknown_dataset(capsys):
     assert main(["run", "--dataset", "nope", "--quiet"]) == 2
     assert "unknown dataset 'nope'; choose from" in capsys.readouterr().err
+
+
+def test_joint_stacking_reads_one_way_flows_that_votes_and_per_class_stacking_miss():
+    from digraph_askls.experiments import PeerClassifier
+
+    adjacency, labels = make_directed_sbm(4000, 5, 10, p_in=0.5, random_state=3)
+    splits = random_splits(labels, 0.6, 1, random_state=0)
+    scores = {}
+    for name, make in [
+        ("joint", lambda seed: NodeClassifier(random_state=seed)),
+        ("stack", lambda seed: NodeClassifier(merge="stack", random_state=seed)),
+        ("peer", lambda seed: PeerClassifier(method="pagerank", directed=False)),
+    ]:
+        result = evaluate_node_classifier(make, adjacency, labels, splits=splits, verbose=False)
+        scores[name] = result.micro_f1[0]
+    assert scores["joint"] > 0.95, scores
+    assert scores["joint"] > max(scores["stack"], scores["peer"]) + 0.05, scores
+
+
+def test_joint_probabilities_sum_to_one_and_match_predictions():
+    adjacency, _, known = small_problem()
+    clf = NodeClassifier(random_state=0).fit(adjacency, known)
+    proba = clf.predict_proba()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict())

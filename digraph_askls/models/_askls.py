@@ -7,7 +7,7 @@ from ._base import _KernelLSClassifier
 
 __all__ = ["AsKLSClassifier"]
 
-MERGES = ("average", "stack", "source", "target")
+MERGES = ("average", "stack", "joint", "source", "target")
 
 
 class AsKLSClassifier(_KernelLSClassifier):
@@ -30,10 +30,11 @@ class AsKLSClassifier(_KernelLSClassifier):
         Regularisation coefficient of the paper (larger fits the training data harder).
     solver : {"auto", "dense", "minres", "lsqr", "batched"}, default="auto"
         See :func:`digraph_askls.linalg.solve_system`.
-    merge : {"average", "stack", "source", "target"}, default="average"
+    merge : {"average", "stack", "joint", "source", "target"}, default="average"
         How the two views give one decision: their mean (the paper), the authors'
         stacking (out-of-fold view scores fed to an unpenalised logistic regression per
-        class), or one view alone.
+        class), joint stacking (one multinomial logistic regression on the out-of-fold
+        scores of both views and all classes), or one view alone.
     regularization : "auto", None or float, default="auto"
         ``"auto"`` solves the exact system and falls back, with a warning, to damped
         least squares with ``lambda = 1`` when the system is singular (the authors'
@@ -103,7 +104,10 @@ class AsKLSClassifier(_KernelLSClassifier):
             raise ValueError(f"unknown merge {self.merge!r}; choose from {list(MERGES)}")
 
     def _stacking(self):
-        return self.merge == "stack"
+        return self.merge in ("stack", "joint")
+
+    def _joint_stacking(self):
+        return self.merge == "joint"
 
     @staticmethod
     def _views_used_all():
@@ -127,7 +131,7 @@ class AsKLSClassifier(_KernelLSClassifier):
             return self.intercept_[:, None], self.dual_coef_[:, :, None]
         return self.intercept_.T, self.dual_coef_.transpose(1, 2, 0)
 
-    @available_if(lambda self: self.merge == "stack")
+    @available_if(lambda self: self.merge in ("stack", "joint"))
     def predict_proba(self, X):
-        """Class probabilities from the stacked logistic regressions (``merge="stack"``)."""
+        """Class probabilities from the stacked logistic regressions (stacking merges)."""
         return self._predict_proba(X)

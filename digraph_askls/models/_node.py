@@ -37,8 +37,11 @@ class NodeClassifier(BaseEstimator):
         definite and block MINRES converges in about ten iterations; measured on one
         60/40 split, 0.01 beats 0.1 and 1 on Cora and CiteSeer (1 is singular-prone and
         takes thousands of iterations with the PageRank kernel).
-    merge : {"stack", "average", "source", "target"}, default="stack"
-        How the two views are merged (see :class:`AsKLSClassifier`).
+    merge : {"joint", "stack", "average", "source", "target"}, default="joint"
+        How the two views are merged (see :class:`AsKLSClassifier`). ``"joint"``: one
+        multinomial logistic regression on the out-of-fold scores of both views and all
+        classes; on graphs whose classes link in a pattern (class c to c + 1) it reads
+        the pattern that per-class stacking (``"stack"``, the paper's) cannot.
     solver : str, default="auto"
         Solver of the AsK-LS system (see :func:`digraph_askls.linalg.solve_system`).
     preset : {None, "paper"}, default=None
@@ -88,7 +91,7 @@ class NodeClassifier(BaseEstimator):
     ['a', 'b']
     """
 
-    def __init__(self, kernel="ppr", gamma=0.01, merge="stack", solver="auto",
+    def __init__(self, kernel="ppr", gamma=0.01, merge="joint", solver="auto",
                  preset=None, regularization="auto", n_folds=5, kernel_params=None,
                  tol=1e-4, max_iter=None, random_state=None, operator=None):
         self.kernel = kernel
@@ -183,7 +186,7 @@ class NodeClassifier(BaseEstimator):
         return self.classes_[np.searchsorted(self.estimator_.classes_, codes)]
 
     def predict_proba(self, nodes=None):
-        """Class probabilities (``merge="stack"`` only), columns in ``classes_`` order."""
+        """Class probabilities (stacking merges only), columns in ``classes_`` order."""
         return self.estimator_.predict_proba(self._views(nodes))
 
     def decision_function(self, nodes=None, view=None):
