@@ -7,7 +7,7 @@ and macro-F1 mean +- std, seconds per split and the time ratio to the undirected
 PageRank peer measured in the same run) and writes ``docs/results/peers.md`` and
 ``docs/results/peers.json``.
 
-Usage: python benchmarks/bench_peers.py [--trials 10] [--data-home /work/shared/datasets]
+Usage: python benchmarks/bench_peers.py [--trials 10] [--data-home ../shared/datasets]
 """
 
 import argparse
@@ -27,6 +27,8 @@ PEER = "PageRank peer (undirected)"
 def methods():
     return {
         "AsK-LS default": lambda seed: NodeClassifier(random_state=seed),
+        "AsK-LS per-class stacking": lambda seed: NodeClassifier(merge="stack",
+                                                                 random_state=seed),
         "AsK-LS paper preset": lambda seed: NodeClassifier(preset="paper", random_state=seed),
         PEER: lambda seed: PeerClassifier("pagerank", directed=False),
         "PageRank peer (directed)": lambda seed: PeerClassifier("pagerank", directed=True),
@@ -56,7 +58,7 @@ def table(rows):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=10)
-    parser.add_argument("--data-home", default="/work/shared/datasets")
+    parser.add_argument("--data-home", default="../shared/datasets")
     parser.add_argument("--out-dir", default="docs/results")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)

@@ -8,7 +8,7 @@ columns), coefficients compared with the first row. Part 2 times the whole paper
 protocol (full solve, 10-fold stacking, prediction) with ``NodeClassifier(preset="paper")``
 and reports the micro-F1. Prints tables and writes JSON.
 
-Usage: python benchmarks/bench_pubmed_solvers.py [--data-home /work/shared/datasets]
+Usage: python benchmarks/bench_pubmed_solvers.py [--data-home ../shared/datasets]
 """
 
 import argparse
@@ -31,7 +31,7 @@ CASES = [("batched", None), ("batched", "jacobi"), ("lsqr", None), ("minres", No
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-home", default="/work/shared/datasets")
+    parser.add_argument("--data-home", default="../shared/datasets")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", default="docs/results/bench_pubmed_solvers.json")
     args = parser.parse_args()
