@@ -1,7 +1,7 @@
 """Time NERD and score a linear SVM on its embeddings (60/40 splits), Cora and Pubmed.
 
 Usage: python benchmarks/nerd_quality.py [--samples N] [--walk-size W] [--splits K]
-The data are read from ``../shared/datasets`` (or ``$DIGRAPH_ASKLS_SHARED``).
+The data are read from ``../shared/datasets`` (or ``$DIGRAPH_ASKLS_DATA``).
 """
 
 import argparse
@@ -10,32 +10,20 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy import sparse
 from sklearn.metrics import f1_score
 from sklearn.model_selection import train_test_split
 from sklearn.svm import LinearSVC
 
+from digraph_askls.datasets import load_dataset
 from digraph_askls.embedding import NERD
 
-SHARED = Path(os.environ.get("DIGRAPH_ASKLS_SHARED",
-                             Path(__file__).resolve().parents[2] / "shared" / "datasets"))
+DATA_HOME = os.environ.get("DIGRAPH_ASKLS_DATA",
+                           Path(__file__).resolve().parents[2] / "shared" / "datasets")
 
 
-def load_cora():
-    with np.load(SHARED / "directed_npz" / "cora.npz", allow_pickle=False) as data:
-        adjacency = sparse.csr_matrix(
-            (data["adj_data"], data["adj_indices"], data["adj_indptr"]),
-            shape=tuple(data["adj_shape"]))
-        return adjacency, data["labels"].astype(np.int64)
-
-
-def load_pubmed():
-    folder = SHARED / "pubmed_directed"
-    edges = np.loadtxt(folder / "pubmed.edges.tsv", dtype=np.int64, comments="#")
-    nodes, labels = np.loadtxt(folder / "pubmed.labels.tsv", dtype=np.int64, comments="#").T
-    n_nodes = nodes.max() + 1
-    adjacency = sparse.csr_matrix((np.ones(len(edges)), edges.T), shape=(n_nodes, n_nodes))
-    return adjacency, labels[np.argsort(nodes)]
+def load_graph(name):
+    graph = load_dataset(name, data_home=DATA_HOME, download=False)
+    return graph.adjacency, graph.labels
 
 
 def micro_f1(embedding, labels, n_splits):
@@ -61,9 +49,8 @@ def main():
         ("n_samples", args.samples), ("walk_size", args.walk_size),
         ("batch_size", args.batch_size), ("learning_rate", args.learning_rate)]
         if value is not None}
-    loaders = {"cora": load_cora, "pubmed": load_pubmed}
     for name in args.datasets:
-        adjacency, labels = loaders[name]()
+        adjacency, labels = load_graph(name)
         start = time.perf_counter()
         embedding = NERD(random_state=0, **params).fit_transform(adjacency)
         seconds = time.perf_counter() - start
