@@ -156,7 +156,7 @@ def build_parser():
     run.set_defaults(handler=_command_run)
 
     table1 = commands.add_parser(
-        "table1", help="the paper's Table 1: SVM, LS-SVM vs AsK-LS with the KL kernel on Corel",
+        "table1", help="the paper's Table 1: SVM, LS-SVM vs AsK-LS, KL kernel on Corel",
         description="Micro- and macro-F1 on random 90/10 per-class splits of the Corel-1K "
                     "images with the kernel exp(-a KL(P_i || P_j)) between image GMMs "
                     "(symmetrised for SVM and LS-SVM), a, gamma and C chosen by "

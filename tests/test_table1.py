@@ -21,7 +21,8 @@ def _clustered_divergences(seed=0):
     """Asymmetric divergences, small within a class and large across classes."""
     rng = np.random.default_rng(seed)
     labels = _labels()
-    divergences = 1.0 + 3.0 * (labels[:, None] != labels) + 2.0 * rng.random((labels.size,) * 2)
+    noise = rng.random((labels.size, labels.size))
+    divergences = 1.0 + 3.0 * (labels[:, None] != labels) + 2.0 * noise
     np.fill_diagonal(divergences, 0.0)
     return divergences, labels
 
@@ -85,7 +86,8 @@ def test_format_table1_puts_paper_numbers_beside_ours():
             dict(method="AsK-LS (stack)", micro_mean=0.9, micro_std=0.0, macro_mean=0.9,
                  macro_std=0.0, paper_micro=None, paper_macro=None)]
     lines = format_table1(rows).splitlines()
-    assert lines[2] == "| SVM | 0.800 ± 0.010 | 0.830 ± 0.000 | 0.790 ± 0.020 | 0.822 ± 0.000 |"
+    assert lines[2] == ("| SVM | 0.800 ± 0.010 | 0.830 ± 0.000 | 0.790 ± 0.020 | "
+                        "0.822 ± 0.000 |")
     assert lines[3].count("–") == 2
 
 

@@ -33,7 +33,7 @@ PAPER_TABLE1 = {
 #: Methods of the table; "AsK-LS (stack)" is ours, not the paper's.
 TABLE1_METHODS = ("SVM", "LS-SVM", "AsK-LS", "AsK-LS (stack)")
 
-#: Grids of the cross-validation: ``a`` in units of ``1 / median(KL)``, LS ``gamma``, SVM ``C``.
+#: Cross-validation grids: ``a`` in units of ``1 / median(KL)``, ``gamma``, SVM ``C``.
 SCALES = (0.3, 1.0, 3.0, 10.0)
 GAMMAS = (0.1, 1.0, 10.0, 100.0)
 CS = (0.1, 1.0, 10.0, 100.0)
