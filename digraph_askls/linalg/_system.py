@@ -81,6 +81,17 @@ class _SaddleSystem:
     """Common parts of the symmetric saddle-point systems solved by the library."""
 
     n_bias = 0
+    n_blocks = 1   # copies of the training samples among the unknowns
+
+    def __init__(self, K, gamma=1.0):
+        self.K = check_kernel_matrix(K)
+        gamma = float(gamma)
+        if not np.isfinite(gamma) or gamma <= 0:
+            raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
+        self.gamma = gamma
+        self.n_train = self.K.shape[0]
+        self.size = self.n_blocks * self.n_train + self.n_bias
+        self._op = aslinearoperator(self.K) if isinstance(self.K, LinearOperator) else None
 
     @property
     def shape(self):
@@ -134,18 +145,12 @@ class AsKLSSystem(_SaddleSystem):
     """
 
     n_bias = 2
+    n_blocks = 2
     name = "AsK-LS"
     singular_cause = "gamma * s_i(K) = 1 for a singular value s_i(K) of the training kernel"
 
     def __init__(self, K, gamma=1.0):
-        self.K = check_kernel_matrix(K)
-        gamma = float(gamma)
-        if not np.isfinite(gamma) or gamma <= 0:
-            raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
-        self.gamma = gamma
-        self.n_train = self.K.shape[0]
-        self.size = 2 * self.n_train + 2
-        self._op = aslinearoperator(self.K) if isinstance(self.K, LinearOperator) else None
+        super().__init__(K, gamma)
         # K^T in row-major storage: a CSR product with a block is about twice as fast as
         # the CSC product K.T @ X, for the price of a second copy of the nnz entries.
         self._KT = self.K.T.tocsr() if sp.issparse(self.K) else None
@@ -258,15 +263,6 @@ class LSSVMSystem(_SaddleSystem):
     name = "LS-SVM"
     singular_cause = "the training kernel has the eigenvalue -1/gamma"
 
-    def __init__(self, K, gamma=1.0):
-        self.K = check_kernel_matrix(K)
-        gamma = float(gamma)
-        if not np.isfinite(gamma) or gamma <= 0:
-            raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
-        self.gamma = gamma
-        self.n_train = self.K.shape[0]
-        self.size = self.n_train + 1
-        self._op = aslinearoperator(self.K) if isinstance(self.K, LinearOperator) else None
 
     def matmat(self, X):
         """Apply the system matrix to a block of vectors ``X`` of shape (size, k)."""
