@@ -21,6 +21,15 @@ EPILOG_RUN = """examples:
 """
 
 
+EPILOG_MAIN = """examples:
+  digraph-askls run --dataset cora --data-home ../shared/datasets
+  digraph-askls run --dataset sbm --trials 3 --quiet
+  digraph-askls table4 --datasets heart --trials 2 --cv 3 --quiet
+
+Run 'digraph-askls <command> --help' for the options of a command.
+"""
+
+
 def _load(name, data_home, download, seed):
     """A named dataset, or the built-in synthetic directed SBM ``"sbm"``."""
     from .datasets import load_dataset, make_directed_sbm
@@ -138,8 +147,10 @@ def build_parser():
     """The argument parser of ``digraph-askls`` (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(
         prog="digraph-askls",
-        description="Node classification on directed graphs with AsK-LS.",
-        epilog="Run 'digraph-askls <command> --help' for the options of a command.")
+        description="Node classification on directed graphs with AsK-LS, the least-squares "
+                    "SVM for asymmetric kernels: run it on a dataset, or reproduce the "
+                    "paper's Tables 3 and 4.",
+        epilog=EPILOG_MAIN, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     commands = parser.add_subparsers(dest="command", metavar="command", required=True)
 
@@ -177,11 +188,15 @@ def build_parser():
         formatter_class=argparse.RawDescriptionHelpFormatter)
     table3.add_argument("--datasets", nargs="+", default=["cora", "citeseer", "pubmed"],
                         help="dataset names; missing data gives a 'data not available' row")
-    table3.add_argument("--trials", type=int, default=10)
-    table3.add_argument("--seed", type=int, default=0)
-    table3.add_argument("--data-home", default=None)
+    table3.add_argument("--trials", type=int, default=10,
+                        help="number of random 60/40 splits (default 10)")
+    table3.add_argument("--seed", type=int, default=0, help="base seed of the splits")
+    table3.add_argument("--data-home", default=None,
+                        help="data folder (default: $DIGRAPH_ASKLS_DATA, then ./datasets, "
+                             "then the user cache); missing files give a 'data not "
+                             "available' row")
     table3.add_argument("--out", default=None, help="folder for table3.md and table3.json")
-    table3.add_argument("--quiet", action="store_true")
+    table3.add_argument("--quiet", action="store_true", help="no progress bars")
     table3.set_defaults(handler=_command_table3)
 
     table1 = commands.add_parser(
@@ -215,12 +230,15 @@ def build_parser():
         formatter_class=argparse.RawDescriptionHelpFormatter)
     table4.add_argument("--datasets", nargs="+", default=None,
                         help="UCI tables (default: all eight of the paper)")
-    table4.add_argument("--trials", type=int, default=10)
+    table4.add_argument("--trials", type=int, default=10,
+                        help="number of random 60/40 splits (default 10)")
     table4.add_argument("--cv", type=int, default=10, help="cross-validation folds")
-    table4.add_argument("--seed", type=int, default=0)
-    table4.add_argument("--data-home", default=None)
+    table4.add_argument("--seed", type=int, default=0, help="base seed of the splits")
+    table4.add_argument("--data-home", default=None,
+                        help="data folder (default: $DIGRAPH_ASKLS_DATA, then ./datasets, "
+                             "then the user cache); missing files are downloaded")
     table4.add_argument("--out", default=None, help="folder for table4.md and table4.json")
-    table4.add_argument("--quiet", action="store_true")
+    table4.add_argument("--quiet", action="store_true", help="no progress bars")
     table4.set_defaults(handler=_command_table4)
     return parser
 

@@ -123,16 +123,18 @@ def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name
     """
     labels = np.asarray(labels)
     results = TrialResults(name)
-    progress = tqdm(splits, desc=name, disable=not verbose, leave=False)
     if n_jobs is None:
-        outputs = (_run_trial(make_classifier, adjacency, labels, *split) for split in progress)
+        outputs = (_run_trial(make_classifier, adjacency, labels, *split) for split in splits)
     else:
         from joblib import Parallel, delayed
 
-        outputs = Parallel(n_jobs=n_jobs)(
+        # Results come back in order as they finish, so the bar counts finished trials,
+        # not dispatched ones.
+        outputs = Parallel(n_jobs=n_jobs, return_as="generator")(
             delayed(_run_trial)(make_classifier, adjacency, labels, *split)
-            for split in progress)
-    for (seed, _, test), (predicted, seconds) in zip(splits, outputs):
+            for split in splits)
+    progress = tqdm(outputs, total=len(splits), desc=name, disable=not verbose, leave=False)
+    for (seed, _, test), (predicted, seconds) in zip(splits, progress):
         results.record(labels[test], predicted, seconds)
         logger.info("%s trial %s: micro-F1 %.4f", name, seed, results.micro_f1[-1])
     return results
