@@ -43,8 +43,8 @@ def test_ppr_matches_dense_series(small_graph, beta):
 
 
 def test_restricted_ppr_block_matches_dense(small_graph):
-    K = get_graph_kernel("ppr", small_graph, beta=2.0)
-    dense = _dense_ppr(small_graph, 0.85, 2.0, 10)
+    K = get_graph_kernel("ppr", small_graph)   # the defaults: alpha 0.9, beta 2, 20 hops
+    dense = _dense_ppr(small_graph, 0.9, 2.0, 20)
     rows, cols = np.arange(0, 60, 3), np.arange(1, 60, 2)
     block = restrict_kernel(K, rows, cols)
     X = np.random.default_rng(1).standard_normal((cols.size, 3))
@@ -60,7 +60,7 @@ def test_ppr_is_asymmetric_when_directions_are_weighted_unequally(small_graph, b
 def test_in_and_out_walks_are_reverses(small_graph):
     K_in = get_graph_kernel("ppr_in", small_graph, n_hops=3).to_dense()
     K_out = get_graph_kernel("ppr_out", small_graph, n_hops=3).to_dense()
-    expected = _dense_ppr(sparse.csr_array(small_graph.T), 0.85, 0.0, 3)
+    expected = _dense_ppr(sparse.csr_array(small_graph.T), 0.9, 0.0, 3)
     np.testing.assert_allclose(K_out, expected, atol=1e-12)
     assert not np.allclose(K_in, K_out)
     assert {"ppr", "ppr_in", "ppr_out"} <= set(KERNELS)

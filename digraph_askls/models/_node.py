@@ -22,11 +22,12 @@ PRESETS = {
 class NodeClassifier(BaseEstimator):
     """Classify the nodes of a directed graph from a few labelled ones with AsK-LS.
 
-    The graph gives an asymmetric kernel on its nodes (by default the 10-hop
-    personalised-PageRank series of the row-normalised walk ``D^{-1} (A + A^T + I)``, an
-    operator; ``preset="paper"`` uses the paper's 1-hop in-degree kernel); AsK-LS is
-    trained on the labelled nodes with ``K(train, train)`` and predicts the others from ``K(test, train)`` (source
-    view) and ``K(train, test)`` (target view). Nothing is densified.
+    The graph gives an asymmetric kernel on its nodes (by default the 20-hop
+    personalised-PageRank series of the row-normalised walk ``D^{-1} (A + 2 A^T + I)``,
+    an operator; ``preset="paper"`` uses the paper's 1-hop in-degree kernel); AsK-LS is
+    trained on the labelled nodes with ``K(train, train)`` and predicts the others from
+    ``K(test, train)`` (source view) and ``K(train, test)`` (target view). Nothing is
+    densified.
 
     Parameters
     ----------
