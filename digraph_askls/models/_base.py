@@ -240,11 +240,21 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
             self.stackers_.append(model.fit(features[:, :, column], target))
 
     def _stacked_features(self, views):
-        total = None
-        for train, intercepts, dual in self.stack_folds_:
-            scores = self._view_scores(views, intercepts, dual, cols=train)
-            total = scores if total is None else total + scores
-        return (total / len(self.stack_folds_)).transpose(1, 0, 2)
+        """Test features: the view scores averaged over the fold models.
+
+        A view score is linear in the fold's coefficients, ``K(x, X_f) b_f + b1_f =
+        K(x, X) b_f' + b1_f`` with ``b_f'`` the coefficients scattered onto the whole
+        training set (zero off the fold), so the average over the folds is the score of
+        the averaged coefficients: one kernel product per view instead of one per fold.
+        """
+        n_folds = len(self.stack_folds_)
+        intercepts = sum(fold[1] for fold in self.stack_folds_) / n_folds
+        first = self.stack_folds_[0][2]
+        dual = np.zeros((first.shape[0], self.shape_fit_[0], first.shape[2]))
+        for train, _, fold_dual in self.stack_folds_:
+            dual[:, train] += fold_dual   # a fold holds each sample once
+        dual /= n_folds
+        return self._view_scores(views, intercepts, dual).transpose(1, 0, 2)
 
     # ---- predict ---------------------------------------------------------------
     def _raw_decision(self, X):
