@@ -42,6 +42,17 @@ def test_ppr_matches_dense_series(small_graph, beta):
     np.testing.assert_allclose(K.T @ X, dense.T @ X, rtol=1e-12, atol=1e-12)
 
 
+def test_float32_hops_agree_to_single_precision(small_graph):
+    K = get_graph_kernel("ppr", small_graph, alpha=0.7, n_hops=5, dtype="float32")
+    dense = _dense_ppr(small_graph, 0.7, 1.0, 5)
+    X = np.random.default_rng(0).standard_normal((60, 4))
+    assert (K @ X).dtype == np.float64
+    np.testing.assert_allclose(K @ X, dense @ X, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(K.rmatmat(X), dense.T @ X, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="dtype must be"):
+        get_graph_kernel("ppr", small_graph, dtype=np.int64)
+
+
 def test_restricted_ppr_block_matches_dense(small_graph):
     K = get_graph_kernel("ppr", small_graph, beta=2.0)
     dense = _dense_ppr(small_graph, 0.85, 2.0, 10)
