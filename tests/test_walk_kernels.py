@@ -102,3 +102,20 @@ def test_default_beats_paper_preset_on_cora(shared_datasets):
         scores[name] = np.mean(clf.predict(test) == labels[test])
     assert scores["default"] > scores["paper"] + 0.05, scores
     assert scores["default"] > 0.83, scores
+
+
+def test_large_preset_on_cora_stays_above_paper_preset(shared_datasets):
+    # The large-graph preset trades accuracy for speed: 3 float32 hops, no fold solves.
+    graph = load_dataset("cora", data_home=shared_datasets, download=False)
+    labels = np.asarray(graph.labels)
+    _, train, test = random_splits(labels, 0.6, 1, random_state=0)[0]
+    known = np.full(labels.size, -1)
+    known[train] = labels[train]
+    scores = {}
+    for preset in ("large", "paper"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            clf = NodeClassifier(preset=preset, random_state=0).fit(graph.adjacency, known)
+        scores[preset] = np.mean(clf.predict(test) == labels[test])
+    assert scores["large"] > scores["paper"] + 0.03, scores
+    assert scores["large"] > 0.80, scores

@@ -1,5 +1,6 @@
 """AsK-LS: the least-squares SVM that learns with asymmetric kernels."""
 
+import numpy as np
 from sklearn.utils.metaestimators import available_if
 
 from ..linalg import AsKLSSystem
@@ -7,7 +8,7 @@ from ._base import _KernelLSClassifier
 
 __all__ = ["AsKLSClassifier"]
 
-MERGES = ("average", "stack", "source", "target")
+MERGES = ("average", "stack", "stack_train", "source", "target")
 
 
 class AsKLSClassifier(_KernelLSClassifier):
@@ -30,10 +31,13 @@ class AsKLSClassifier(_KernelLSClassifier):
         Regularisation coefficient of the paper (larger fits the training data harder).
     solver : {"auto", "dense", "minres", "lsqr", "batched"}, default="auto"
         See :func:`digraph_askls.linalg.solve_system`.
-    merge : {"average", "stack", "source", "target"}, default="average"
+    merge : {"average", "stack", "stack_train", "source", "target"}, default="average"
         How the two views give one decision: their mean (the paper), the authors'
         stacking (out-of-fold view scores fed to an unpenalised logistic regression per
-        class), or one view alone.
+        class), ``"stack_train"`` (the same logistic regressions fitted on the training
+        view scores of the full model, which the system gives for free:
+        ``f_s(X) = y - a~ / g`` and ``f_t(X) = y - b~ / g``; no fold solves, no kernel
+        product), or one view alone.
     regularization : "auto", None or float, default="auto"
         ``"auto"`` solves the exact system and falls back, with a warning, to damped
         least squares with ``lambda = 1`` when the system is singular (the authors'
@@ -103,7 +107,17 @@ class AsKLSClassifier(_KernelLSClassifier):
             raise ValueError(f"unknown merge {self.merge!r}; choose from {list(MERGES)}")
 
     def _stacking(self):
-        return self.merge == "stack"
+        return self.merge in ("stack", "stack_train")
+
+    def _train_view_scores(self, Y, dual):
+        """Training-set view scores from the system's rows, (n_train, n_views, k).
+
+        The rows of the label-free system read ``K b~ + b1 + a~ / g = y`` and
+        ``K^T a~ + b2 + b~ / g = y``: the source and target scores of the training
+        samples are ``y - a~ / g`` and ``y - b~ / g`` (up to the solver's residual).
+        """
+        scores = {"source": Y - dual[0] / self.gamma, "target": Y - dual[1] / self.gamma}
+        return np.stack([scores[name] for name in self._views_used()], axis=1)
 
     @staticmethod
     def _views_used_all():
@@ -127,7 +141,7 @@ class AsKLSClassifier(_KernelLSClassifier):
             return self.intercept_[:, None], self.dual_coef_[:, :, None]
         return self.intercept_.T, self.dual_coef_.transpose(1, 2, 0)
 
-    @available_if(lambda self: self.merge == "stack")
+    @available_if(lambda self: self.merge in ("stack", "stack_train"))
     def predict_proba(self, X):
         """Class probabilities from the stacked logistic regressions (``merge="stack"``)."""
         return self._predict_proba(X)

@@ -184,7 +184,7 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
         self.n_iter_ = result.n_iter
         self._set_coefficients(intercepts, dual)
         if self._stacking():
-            self._fit_stacking(K, codes, Y, result.x)
+            self._fit_stacking(K, codes, Y, result.x, full=(intercepts, dual))
         return self
 
     def _label_columns(self, codes):
@@ -204,19 +204,27 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
                              random_state=self.random_state)
         return list(splitter.split(np.zeros(codes.size), codes))
 
-    def _fit_stacking(self, K, codes, Y, x_full=None):
+    def _fit_stacking(self, K, codes, Y, x_full=None, full=None):
         """Out-of-fold view scores and one logistic regression per class.
 
         Each fold's system is the full training system restricted to the fold's samples,
         so the full solution restricted the same way (``x_full``) starts its iteration:
         it already holds most of the answer and saves a third of the iterations.
+        ``merge="stack_train"`` takes the training scores of the full model (``full``,
+        its intercepts and dual coefficients) instead, and solves nothing more.
         """
         m = K.shape[0]
         n_bias = self._system_class.n_bias
         n_views = len(self._views_used())
         features = np.zeros((m, n_views, Y.shape[1]))
         self.stack_folds_ = []
-        for train, valid in self._folds(codes):
+        if getattr(self, "merge", None) == "stack_train":
+            features = self._train_view_scores(Y, full[1])
+            self.stack_folds_.append((np.arange(m), *full))
+            folds = []
+        else:
+            folds = self._folds(codes)
+        for train, valid in folds:
             with warnings.catch_warnings():
                 # The full training system has already said whether it is singular.
                 warnings.simplefilter("ignore", SingularSystemWarning)
