@@ -119,3 +119,22 @@ def test_large_preset_on_cora_stays_above_paper_preset(shared_datasets):
         scores[preset] = np.mean(clf.predict(test) == labels[test])
     assert scores["large"] > scores["paper"] + 0.03, scores
     assert scores["large"] > 0.80, scores
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_pair_product_of_undirected_walk_matches_separate_products(small_graph, dtype):
+    K = get_graph_kernel("ppr", small_graph, alpha=0.7, n_hops=4, dtype=dtype)
+    dense = _dense_ppr(small_graph, 0.7, 1.0, 4)
+    rng = np.random.default_rng(1)
+    X, Y = rng.standard_normal((60, 3)), rng.standard_normal((60, 3))
+    tol = 1e-12 if dtype == "float64" else 1e-5
+    forward, backward = K.matmat_pair(X, Y)
+    np.testing.assert_allclose(forward, dense @ X, rtol=tol, atol=tol)
+    np.testing.assert_allclose(backward, dense.T @ Y, rtol=tol, atol=tol)
+    rows, cols = np.arange(0, 60, 2), np.arange(1, 60, 3)
+    block = restrict_kernel(K, rows, cols)
+    forward, backward = block.matmat_pair(X[:cols.size], Y[:rows.size])
+    np.testing.assert_allclose(forward, dense[np.ix_(rows, cols)] @ X[:cols.size],
+                               rtol=tol, atol=tol)
+    np.testing.assert_allclose(backward, dense[np.ix_(rows, cols)].T @ Y[:rows.size],
+                               rtol=tol, atol=tol)

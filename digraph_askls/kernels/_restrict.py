@@ -124,5 +124,16 @@ class _RestrictedKernel(LinearOperator):
         full = self._scatter(np.asarray(X), self.rows, self.K.shape[0], self._rows_repeat)
         return np.asarray(self.K.rmatmat(full))[self.cols]
 
+    def matmat_pair(self, X, Y):
+        """Return ``(block @ X, block^T @ Y)``, in one pass when the kernel can."""
+        full_x = self._scatter(np.asarray(X), self.cols, self.K.shape[1], self._cols_repeat)
+        full_y = self._scatter(np.asarray(Y), self.rows, self.K.shape[0], self._rows_repeat)
+        pair = getattr(self.K, "matmat_pair", None)
+        if pair is None:
+            return (np.asarray(self.K.matmat(full_x))[self.rows],
+                    np.asarray(self.K.rmatmat(full_y))[self.cols])
+        forward, backward = pair(full_x, full_y)
+        return forward[self.rows], backward[self.cols]
+
     def _adjoint(self):
         return _RestrictedKernel(self.K.H, self.cols, self.rows)
