@@ -2,20 +2,23 @@
 
 Graphs: ``make_directed_sbm`` (average degree 10, 10 classes, p_in = 0.5), 60 % of the
 nodes labelled, accuracy on the other 40 %. Methods: ``NodeClassifier(preset="paper")``,
-the default ``NodeClassifier()`` and scikit-network's ``PageRankClassifier`` on the same
-graph in the same run. Every (size, method) pair runs in its own subprocess, whose peak
-resident memory (``ru_maxrss``) is reported. Prints a table and writes JSON.
+the default ``NodeClassifier()``, ``NodeClassifier(preset="large")`` and scikit-network's
+``PageRankClassifier`` on the same graph in the same run. Every (size, method) pair runs
+in its own subprocess, whose peak resident memory (``ru_maxrss``) is reported, with the
+1-minute load average before it starts (the machine is shared). Prints a table and
+writes JSON.
 
-Usage: python benchmarks/bench_scale.py [--max-nodes 1000000]
+Usage: python benchmarks/bench_scale.py [--max-nodes 1000000] [--skip askls_paper@1000000]
 """
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
-METHODS = ("askls_paper", "askls_default", "pagerank")
+METHODS = ("pagerank", "askls_large", "askls_default", "askls_paper")
 
 CHILD = r"""
 import json, resource, sys, time, warnings
@@ -36,8 +39,8 @@ if method == "pagerank":
     predicted = np.asarray(model.predict())[test]
 else:
     from digraph_askls import NodeClassifier
-    model = NodeClassifier(preset="paper" if method == "askls_paper" else None,
-                           random_state=0).fit(adjacency, seeds)
+    preset = {"askls_paper": "paper", "askls_large": "large"}.get(method)
+    model = NodeClassifier(preset=preset, random_state=0).fit(adjacency, seeds)
     predicted = model.predict(test)
 seconds = time.perf_counter() - start
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20   # KiB -> GiB
@@ -51,20 +54,28 @@ def main():
     parser.add_argument("--max-nodes", type=int, default=1_000_000)
     parser.add_argument("--timeout", type=float, default=3600)
     parser.add_argument("--out", default="docs/results/bench_scale.json")
+    parser.add_argument("--skip", nargs="*", default=[],
+                        help="method@nodes pairs not to run, e.g. askls_paper@1000000")
     args = parser.parse_args()
     rows = []
     print(f"{'nodes':>8} {'method':>14} {'seconds':>9} {'peak GiB':>9} {'accuracy':>9} "
-          f"{'time / PageRank':>16}")
+          f"{'time / PageRank':>16} {'load':>5}")
     for n in [n for n in (10_000, 100_000, 1_000_000) if n <= args.max_nodes]:
         batch = []
         for method in METHODS:
+            if f"{method}@{n}" in args.skip:
+                batch.append(dict(n_nodes=n, method=method, error="skipped"))
+                continue
+            load = os.getloadavg()[0]
             try:
                 done = subprocess.run([sys.executable, "-c", CHILD, str(n), method],
                                       capture_output=True, text=True, check=True,
                                       timeout=args.timeout)
-                row = dict(n_nodes=n, method=method, **json.loads(done.stdout.splitlines()[-1]))
+                row = dict(n_nodes=n, method=method, load_before=load,
+                           **json.loads(done.stdout.splitlines()[-1]))
             except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
-                row = dict(n_nodes=n, method=method, error=type(exc).__name__)
+                row = dict(n_nodes=n, method=method, load_before=load,
+                           error=type(exc).__name__)
             batch.append(row)
         base = next((r.get("seconds") for r in batch if r["method"] == "pagerank"), None)
         for row in batch:
@@ -72,7 +83,8 @@ def main():
                 row["time_ratio_vs_pagerank"] = row["seconds"] / base
                 print(f"{n:8d} {row['method']:>14} {row['seconds']:9.2f} "
                       f"{row['peak_gib']:9.2f} {row['accuracy']:9.3f} "
-                      f"{row['time_ratio_vs_pagerank']:16.2f}", flush=True)
+                      f"{row['time_ratio_vs_pagerank']:16.2f} {row['load_before']:5.1f}",
+                      flush=True)
             else:
                 print(f"{n:8d} {row['method']:>14} failed: {row.get('error')}", flush=True)
         rows.extend(batch)

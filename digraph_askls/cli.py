@@ -12,6 +12,8 @@ import logging
 import sys
 import warnings
 
+from .models import PRESETS
+
 __all__ = ["main"]
 
 EPILOG_RUN = """examples:
@@ -162,8 +164,9 @@ def build_parser():
     run.add_argument("--dataset", default="cora",
                      help="dataset name (see digraph_askls.datasets.list_datasets()) or "
                           "'sbm' for the built-in synthetic graph (default: cora)")
-    run.add_argument("--preset", choices=["paper"], default=None,
-                     help="'paper': the authors' protocol (1-hop kernel, gamma=1, stacking)")
+    run.add_argument("--preset", choices=sorted(PRESETS), default=None,
+                     help="'paper': the authors' protocol (1-hop kernel, gamma=1, stacking); "
+                          "'large': fewer, float32 hops and averaged views for large graphs")
     run.add_argument("--gamma", type=float, default=None, help="override gamma")
     run.add_argument("--trials", type=int, default=10, help="number of random splits")
     run.add_argument("--seed", type=int, default=0, help="base seed of the splits")

@@ -132,6 +132,20 @@ def test_stacking_probabilities_and_predictions():
     assert not hasattr(AsKLSClassifier(merge="average"), "predict_proba")
 
 
+def test_stack_train_features_are_the_training_view_scores():
+    X, y, K = random_problem(n=80)
+    clf = AsKLSClassifier(merge="stack_train", gamma=0.5, tol=1e-12).fit(K, y)
+    intercepts, dual = clf._coefficient_blocks()
+    _, codes = np.unique(y, return_inverse=True)
+    computed = clf._train_view_scores(clf._label_columns(codes), dual)
+    direct = clf._view_scores(KernelViews(K, K), intercepts, dual).transpose(1, 0, 2)
+    np.testing.assert_allclose(computed, direct, rtol=1e-8, atol=1e-8)
+    proba = clf.predict_proba((K, K))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert np.array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict((K, K)))
+    assert clf.score((K, K), y) > 0.8
+
+
 def test_bad_parameters_raise():
     _, y, K = random_problem()
     with pytest.raises(ValueError, match="unknown merge 'max'"):

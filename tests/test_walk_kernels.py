@@ -42,6 +42,17 @@ def test_ppr_matches_dense_series(small_graph, beta):
     np.testing.assert_allclose(K.T @ X, dense.T @ X, rtol=1e-12, atol=1e-12)
 
 
+def test_float32_hops_agree_to_single_precision(small_graph):
+    K = get_graph_kernel("ppr", small_graph, alpha=0.7, n_hops=5, dtype="float32")
+    dense = _dense_ppr(small_graph, 0.7, 1.0, 5)
+    X = np.random.default_rng(0).standard_normal((60, 4))
+    assert (K @ X).dtype == np.float64
+    np.testing.assert_allclose(K @ X, dense @ X, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(K.rmatmat(X), dense.T @ X, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="dtype must be"):
+        get_graph_kernel("ppr", small_graph, dtype=np.int64)
+
+
 def test_restricted_ppr_block_matches_dense(small_graph):
     K = get_graph_kernel("ppr", small_graph)   # the defaults: alpha 0.9, beta 2, 20 hops
     dense = _dense_ppr(small_graph, 0.9, 2.0, 20)
@@ -91,3 +102,40 @@ def test_default_beats_paper_preset_on_cora(shared_datasets):
         scores[name] = np.mean(clf.predict(test) == labels[test])
     assert scores["default"] > scores["paper"] + 0.05, scores
     assert scores["default"] > 0.83, scores
+
+
+def test_large_preset_on_cora_stays_above_paper_preset(shared_datasets):
+    # The large-graph preset trades accuracy for speed: 3 float32 hops, no fold solves.
+    graph = load_dataset("cora", data_home=shared_datasets, download=False)
+    labels = np.asarray(graph.labels)
+    _, train, test = random_splits(labels, 0.6, 1, random_state=0)[0]
+    known = np.full(labels.size, -1)
+    known[train] = labels[train]
+    scores = {}
+    for preset in ("large", "paper"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            clf = NodeClassifier(preset=preset, random_state=0).fit(graph.adjacency, known)
+        scores[preset] = np.mean(clf.predict(test) == labels[test])
+    assert scores["large"] > scores["paper"] + 0.03, scores
+    assert scores["large"] > 0.80, scores
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_pair_product_of_undirected_walk_matches_separate_products(small_graph, dtype):
+    K = get_graph_kernel("ppr", small_graph, alpha=0.7, n_hops=4, dtype=dtype)
+    dense = _dense_ppr(small_graph, 0.7, 1.0, 4)
+    rng = np.random.default_rng(1)
+    X, Y = rng.standard_normal((60, 3)), rng.standard_normal((60, 3))
+    assert (K._symmetric is not None) == (dtype == "float32")   # joined in float32 only
+    tol = 1e-12 if dtype == "float64" else 1e-5
+    forward, backward = K.matmat_pair(X, Y)
+    np.testing.assert_allclose(forward, dense @ X, rtol=tol, atol=tol)
+    np.testing.assert_allclose(backward, dense.T @ Y, rtol=tol, atol=tol)
+    rows, cols = np.arange(0, 60, 2), np.arange(1, 60, 3)
+    block = restrict_kernel(K, rows, cols)
+    forward, backward = block.matmat_pair(X[:cols.size], Y[:rows.size])
+    np.testing.assert_allclose(forward, dense[np.ix_(rows, cols)] @ X[:cols.size],
+                               rtol=tol, atol=tol)
+    np.testing.assert_allclose(backward, dense[np.ix_(rows, cols)].T @ Y[:rows.size],
+                               rtol=tol, atol=tol)

@@ -43,6 +43,10 @@ def restrict_kernel(K, rows, cols):
         raise ValueError(f"K must be a 2-D matrix or operator, got shape {shape}")
     rows = _check_index(rows, shape[0], "rows")
     cols = _check_index(cols, shape[1], "cols")
+    if isinstance(K, _RestrictedKernel):
+        # A block of a block is a block of the kernel: one scatter and one gather per
+        # product instead of two of each.
+        return _RestrictedKernel(K.K, K.rows[rows], K.cols[cols])
     if isinstance(K, LinearOperator):
         return _RestrictedKernel(K, rows, cols)
     if sparse.issparse(K):
@@ -74,6 +78,13 @@ def _check_index(index, size, what):
     return np.where(index < 0, index + size, index)
 
 
+def _has_repeats(index, size):
+    """Whether ``index`` (valid, non-negative) repeats a value; O(size), no sort."""
+    seen = np.zeros(size, dtype=bool)
+    seen[index] = True
+    return int(np.count_nonzero(seen)) < index.size
+
+
 class _RestrictedKernel(LinearOperator):
     """The operator ``x -> K[rows][:, cols] @ x`` that never forms the block."""
 
@@ -83,8 +94,8 @@ class _RestrictedKernel(LinearOperator):
         self.K = K
         self.rows = rows
         self.cols = cols
-        self._rows_repeat = np.unique(rows).size < rows.size
-        self._cols_repeat = np.unique(cols).size < cols.size
+        self._rows_repeat = _has_repeats(rows, K.shape[0])
+        self._cols_repeat = _has_repeats(cols, K.shape[1])
 
     @staticmethod
     def _scatter(values, index, size, repeat):
@@ -112,6 +123,17 @@ class _RestrictedKernel(LinearOperator):
     def _rmatmat(self, X):
         full = self._scatter(np.asarray(X), self.rows, self.K.shape[0], self._rows_repeat)
         return np.asarray(self.K.rmatmat(full))[self.cols]
+
+    def matmat_pair(self, X, Y):
+        """Return ``(block @ X, block^T @ Y)``, in one pass when the kernel can."""
+        full_x = self._scatter(np.asarray(X), self.cols, self.K.shape[1], self._cols_repeat)
+        full_y = self._scatter(np.asarray(Y), self.rows, self.K.shape[0], self._rows_repeat)
+        pair = getattr(self.K, "matmat_pair", None)
+        if pair is None:
+            return (np.asarray(self.K.matmat(full_x))[self.rows],
+                    np.asarray(self.K.rmatmat(full_y))[self.cols])
+        forward, backward = pair(full_x, full_y)
+        return forward[self.rows], backward[self.cols]
 
     def _adjoint(self):
         return _RestrictedKernel(self.K.H, self.cols, self.rows)

@@ -175,11 +175,14 @@ class AsKLSSystem(_SaddleSystem):
         ones = np.ones(m, dtype=X.dtype)
         out[0] = ones @ a   # a BLAS product: faster than a strided sum over axis 0
         out[1] = ones @ b
-        top = self._K_dot(b)
+        pair = getattr(self.K, "matmat_pair", None)   # K b and K^T a in one pass
+        if pair is not None:
+            top, bottom = pair(b, a)
+        else:
+            top, bottom = self._K_dot(b), self._KT_dot(a)
         top += X[0]
         top += a / g
         out[2:2 + m] = top
-        bottom = self._KT_dot(a)
         bottom += X[1]
         bottom += b / g
         out[2 + m:] = bottom

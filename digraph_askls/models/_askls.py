@@ -1,5 +1,6 @@
 """AsK-LS: the least-squares SVM that learns with asymmetric kernels."""
 
+import numpy as np
 from sklearn.utils.metaestimators import available_if
 
 from ..linalg import AsKLSSystem
@@ -7,7 +8,7 @@ from ._base import _KernelLSClassifier
 
 __all__ = ["AsKLSClassifier"]
 
-MERGES = ("average", "stack", "joint", "source", "target")
+MERGES = ("average", "stack", "joint", "stack_train", "joint_train", "source", "target")
 
 
 class AsKLSClassifier(_KernelLSClassifier):
@@ -30,11 +31,14 @@ class AsKLSClassifier(_KernelLSClassifier):
         Regularisation coefficient of the paper (larger fits the training data harder).
     solver : {"auto", "dense", "minres", "lsqr", "batched"}, default="auto"
         See :func:`digraph_askls.linalg.solve_system`.
-    merge : {"average", "stack", "joint", "source", "target"}, default="average"
+    merge : {"average", "stack", "joint", "stack_train", "joint_train", "source", "target"}
         How the two views give one decision: their mean (the paper), the authors'
         stacking (out-of-fold view scores fed to an unpenalised logistic regression per
         class), joint stacking (one multinomial logistic regression on the out-of-fold
-        scores of both views and all classes), or one view alone.
+        scores of both views and all classes), ``"stack_train"`` / ``"joint_train"`` (the
+        same stackers fitted on the training view scores of the full model, which the
+        system gives for free: ``f_s(X) = y - a~ / g`` and ``f_t(X) = y - b~ / g``; no
+        fold solves, no kernel product), or one view alone. Default: "average".
     regularization : "auto", None or float, default="auto"
         ``"auto"`` solves the exact system and falls back, with a warning, to damped
         least squares with ``lambda = 1`` when the system is singular (the authors'
@@ -104,10 +108,20 @@ class AsKLSClassifier(_KernelLSClassifier):
             raise ValueError(f"unknown merge {self.merge!r}; choose from {list(MERGES)}")
 
     def _stacking(self):
-        return self.merge in ("stack", "joint")
+        return self.merge in ("stack", "joint", "stack_train", "joint_train")
 
     def _joint_stacking(self):
-        return self.merge == "joint"
+        return self.merge in ("joint", "joint_train")
+
+    def _train_view_scores(self, Y, dual):
+        """Training-set view scores from the system's rows, (n_train, n_views, k).
+
+        The rows of the label-free system read ``K b~ + b1 + a~ / g = y`` and
+        ``K^T a~ + b2 + b~ / g = y``: the source and target scores of the training
+        samples are ``y - a~ / g`` and ``y - b~ / g`` (up to the solver's residual).
+        """
+        scores = {"source": Y - dual[0] / self.gamma, "target": Y - dual[1] / self.gamma}
+        return np.stack([scores[name] for name in self._views_used()], axis=1)
 
     @staticmethod
     def _views_used_all():
@@ -131,7 +145,7 @@ class AsKLSClassifier(_KernelLSClassifier):
             return self.intercept_[:, None], self.dual_coef_[:, :, None]
         return self.intercept_.T, self.dual_coef_.transpose(1, 2, 0)
 
-    @available_if(lambda self: self.merge in ("stack", "joint"))
+    @available_if(lambda self: self.merge in ("stack", "joint", "stack_train", "joint_train"))
     def predict_proba(self, X):
         """Class probabilities from the stacked logistic regressions (stacking merges)."""
         return self._predict_proba(X)

@@ -196,7 +196,7 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
         self.n_iter_ = result.n_iter
         self._set_coefficients(intercepts, dual)
         if self._stacking():
-            self._fit_stacking(K, codes, Y, result.x)
+            self._fit_stacking(K, codes, Y, result.x, full=(intercepts, dual))
         return self
 
     def _label_columns(self, codes):
@@ -216,19 +216,27 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
                              random_state=self.random_state)
         return list(splitter.split(np.zeros(codes.size), codes))
 
-    def _fit_stacking(self, K, codes, Y, x_full=None):
+    def _fit_stacking(self, K, codes, Y, x_full=None, full=None):
         """Out-of-fold view scores and one logistic regression per class.
 
         Each fold's system is the full training system restricted to the fold's samples,
         so the full solution restricted the same way (``x_full``) starts its iteration:
         it already holds most of the answer and saves a third of the iterations.
+        ``merge="stack_train"`` takes the training scores of the full model (``full``,
+        its intercepts and dual coefficients) instead, and solves nothing more.
         """
         m = K.shape[0]
         n_bias = self._system_class.n_bias
         n_views = len(self._views_used())
         features = np.zeros((m, n_views, Y.shape[1]))
         self.stack_folds_ = []
-        for train, valid in self._folds(codes):
+        if getattr(self, "merge", None) in ("stack_train", "joint_train"):
+            features = self._train_view_scores(Y, full[1])
+            self.stack_folds_.append((np.arange(m), *full))
+            folds = []
+        else:
+            folds = self._folds(codes)
+        for train, valid in folds:
             with warnings.catch_warnings():
                 # The full training system has already said whether it is singular.
                 warnings.simplefilter("ignore", SingularSystemWarning)
@@ -258,11 +266,21 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
             self.stackers_.append(model.fit(features[:, :, column], target))
 
     def _stacked_features(self, views):
-        total = None
-        for train, intercepts, dual in self.stack_folds_:
-            scores = self._view_scores(views, intercepts, dual, cols=train)
-            total = scores if total is None else total + scores
-        return (total / len(self.stack_folds_)).transpose(1, 0, 2)
+        """Test features: the view scores averaged over the fold models.
+
+        A view score is linear in the fold's coefficients, ``K(x, X_f) b_f + b1_f =
+        K(x, X) b_f' + b1_f`` with ``b_f'`` the coefficients scattered onto the whole
+        training set (zero off the fold), so the average over the folds is the score of
+        the averaged coefficients: one kernel product per view instead of one per fold.
+        """
+        n_folds = len(self.stack_folds_)
+        intercepts = sum(fold[1] for fold in self.stack_folds_) / n_folds
+        first = self.stack_folds_[0][2]
+        dual = np.zeros((first.shape[0], self.shape_fit_[0], first.shape[2]))
+        for train, _, fold_dual in self.stack_folds_:
+            dual[:, train] += fold_dual   # a fold holds each sample once
+        dual /= n_folds
+        return self._view_scores(views, intercepts, dual).transpose(1, 0, 2)
 
     # ---- predict ---------------------------------------------------------------
     def _raw_decision(self, X):

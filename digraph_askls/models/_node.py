@@ -13,9 +13,17 @@ __all__ = ["NodeClassifier", "PRESETS"]
 #: Named configurations. ``"paper"``: the protocol of the paper's authors (in-degree
 #: normalised 1-hop kernel, gamma = 1, the lambda = 1 fallback for the singular system,
 #: 10-fold stacking with an unpenalised logistic regression per class).
+#: ``"large"``: for graphs of 10^5 nodes and more, where every kernel product counts
+#: (a product costs ``n_hops`` sparse products with the walk): a 3-hop PageRank series
+#: hopping in float32, gamma = 0.1, stacking on the training scores (no fold solves) and a
+#: solver tolerance of 0.1 (three block MINRES iterations on the SBM benchmarks). See
+#: ``docs/results/speed.md`` for its accuracy against the default.
 PRESETS = {
     "paper": dict(kernel="in_degree", kernel_params=None, gamma=1.0, merge="stack",
                   regularization="auto", n_folds=10),
+    "large": dict(kernel="ppr", kernel_params=dict(alpha=0.85, beta=1.0, n_hops=3,
+                                                   dtype="float32"), gamma=0.1,
+                  merge="stack_train", regularization="auto", n_folds=5, tol=0.1),
 }
 
 
@@ -38,16 +46,20 @@ class NodeClassifier(BaseEstimator):
         definite and block MINRES converges in about ten iterations; measured on one
         60/40 split, 0.01 beats 0.1 and 1 on Cora and CiteSeer (1 is singular-prone and
         takes thousands of iterations with the PageRank kernel).
-    merge : {"joint", "stack", "average", "source", "target"}, default="joint"
+    merge : {"joint", "stack", "joint_train", "stack_train", "average", "source", "target"}
         How the two views are merged (see :class:`AsKLSClassifier`). ``"joint"``: one
         multinomial logistic regression on the out-of-fold scores of both views and all
         classes; on graphs whose classes link in a pattern (class c to c + 1) it reads
-        the pattern that per-class stacking (``"stack"``, the paper's) cannot.
+        the pattern that per-class stacking (``"stack"``, the paper's) cannot. The
+        ``*_train`` variants fit the same stackers on the training scores of the full
+        model, with no fold solves. Default: "joint".
     solver : str, default="auto"
         Solver of the AsK-LS system (see :func:`digraph_askls.linalg.solve_system`).
-    preset : {None, "paper"}, default=None
-        A named configuration that overrides ``kernel``, ``kernel_params``, ``gamma``,
-        ``merge``, ``regularization`` and ``n_folds``: ``"paper"`` is the authors' protocol.
+    preset : {None, "paper", "large"}, default=None
+        A named configuration (:data:`PRESETS`) that overrides ``kernel``,
+        ``kernel_params``, ``gamma``, ``merge``, ``regularization`` and ``n_folds`` (and
+        ``tol`` for ``"large"``): ``"paper"`` is the authors' protocol, ``"large"`` trades
+        some accuracy for about 20x fewer sparse products on large graphs.
     regularization : "auto", None or float, default="auto"
         Handling of singular systems (see :class:`AsKLSClassifier`).
     n_folds : int, default=5
@@ -111,7 +123,7 @@ class NodeClassifier(BaseEstimator):
     def _config(self):
         config = dict(kernel=self.kernel, kernel_params=self.kernel_params, gamma=self.gamma,
                       merge=self.merge, regularization=self.regularization,
-                      n_folds=self.n_folds)
+                      n_folds=self.n_folds, tol=self.tol)
         if self.preset is not None:
             if self.preset not in PRESETS:
                 raise ValueError(f"unknown preset {self.preset!r}; choose from "
@@ -157,7 +169,7 @@ class NodeClassifier(BaseEstimator):
         self.estimator_ = AsKLSClassifier(
             kernel="precomputed", gamma=config["gamma"], solver=self.solver,
             merge=config["merge"], regularization=config["regularization"],
-            n_folds=config["n_folds"], tol=self.tol, max_iter=self.max_iter,
+            n_folds=config["n_folds"], tol=config["tol"], max_iter=self.max_iter,
             random_state=self.random_state,
         ).fit(train_kernel, codes[train])
         self.classes_ = np.asarray(classes)[self.estimator_.classes_]
