@@ -43,7 +43,7 @@ def test_ppr_matches_dense_series(small_graph, beta):
 
 
 def test_float32_hops_agree_to_single_precision(small_graph):
-    K = get_graph_kernel("ppr", small_graph, alpha=0.7, n_hops=5, dtype="float32")
+    K = get_graph_kernel("ppr", small_graph, alpha=0.7, beta=1.0, n_hops=5, dtype="float32")
     dense = _dense_ppr(small_graph, 0.7, 1.0, 5)
     X = np.random.default_rng(0).standard_normal((60, 4))
     assert (K @ X).dtype == np.float64
@@ -123,7 +123,7 @@ def test_large_preset_on_cora_stays_above_paper_preset(shared_datasets):
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_pair_product_of_undirected_walk_matches_separate_products(small_graph, dtype):
-    K = get_graph_kernel("ppr", small_graph, alpha=0.7, n_hops=4, dtype=dtype)
+    K = get_graph_kernel("ppr", small_graph, alpha=0.7, beta=1.0, n_hops=4, dtype=dtype)
     dense = _dense_ppr(small_graph, 0.7, 1.0, 4)
     rng = np.random.default_rng(1)
     X, Y = rng.standard_normal((60, 3)), rng.standard_normal((60, 3))
