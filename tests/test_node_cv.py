@@ -35,3 +35,16 @@ def test_cv_rejects_too_few_labels(sbm):
     known[np.flatnonzero(labels == 1)[:1]] = 1
     with pytest.raises(ValueError, match="at least cv=3"):
         NodeClassifierCV(cv=3).fit(adjacency, known)
+
+
+def test_parallel_grid_gives_the_serial_results():
+    from digraph_askls.datasets import make_directed_sbm
+
+    adjacency, labels = make_directed_sbm(600, 3, 6, p_in=0.7, random_state=2)
+    known = np.where(np.arange(600) % 4 == 0, -1, labels)
+    grid = {"gamma": [0.01, 0.1]}
+    serial = NodeClassifierCV(grid, cv=2, random_state=0).fit(adjacency, known)
+    parallel = NodeClassifierCV(grid, cv=2, random_state=0, n_jobs=2).fit(adjacency, known)
+    np.testing.assert_array_equal(serial.cv_results_["mean_test_score"],
+                                  parallel.cv_results_["mean_test_score"])
+    assert serial.best_params_ == parallel.best_params_

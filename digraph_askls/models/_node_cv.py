@@ -8,6 +8,9 @@ from sklearn.base import BaseEstimator
 from sklearn.model_selection import ParameterGrid, StratifiedKFold
 from sklearn.utils.validation import check_is_fitted
 
+from joblib import Parallel, delayed
+from tqdm.auto import tqdm
+
 from ..kernels import restrict_kernel
 from ._askls import AsKLSClassifier
 from ._node import NodeClassifier
@@ -44,6 +47,12 @@ class NodeClassifierCV(BaseEstimator):
         Fixed :class:`NodeClassifier` parameters of all candidates.
     random_state : int, RandomState or None
         Seeds the folds (and the stacking inside each candidate).
+    n_jobs : int, optional
+        Workers for the (candidate, fold) fits, through joblib; under
+        ``joblib.parallel_backend("dask")`` they run on a dask cluster. Results do not
+        depend on it.
+    verbose : bool, default=False
+        Show a progress bar over the (candidate, fold) fits.
 
     Attributes
     ----------
@@ -70,11 +79,14 @@ class NodeClassifierCV(BaseEstimator):
     (['gamma'], ['a', 'b'])
     """
 
-    def __init__(self, param_grid=None, cv=3, base_params=None, random_state=None):
+    def __init__(self, param_grid=None, cv=3, base_params=None, random_state=None,
+                 n_jobs=None, verbose=False):
         self.param_grid = param_grid
         self.cv = cv
         self.base_params = base_params
         self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def _candidate(self, params):
         """NodeClassifier parameters of one grid point."""
@@ -116,31 +128,31 @@ class NodeClassifierCV(BaseEstimator):
                              f"class sizes {counts.tolist()}")
         folds = list(StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
                      .split(labelled, codes[labelled]))
-        kernels = {}
-        candidates, scores, seconds = [], [], []
-        for params in grid:
+        kernels, tasks = {}, []
+        candidates = list(grid)
+        for index, params in enumerate(candidates):
             estimator = NodeClassifier(**self._candidate(params))
             config = estimator._config()
             key = (config["kernel"], repr(sorted((config["kernel_params"] or {}).items())))
             if key not in kernels:
                 kernels[key] = get_graph_kernel(config["kernel"], adjacency,
                                                 **(config["kernel_params"] or {}))
-            K = kernels[key]
-            fold_scores, start = [], time.perf_counter()
             for train, valid in folds:
-                train, valid = labelled[train], labelled[valid]
-                model = AsKLSClassifier(
-                    kernel="precomputed", gamma=config["gamma"], solver=estimator.solver,
-                    merge=config["merge"], regularization=config["regularization"],
-                    n_folds=config["n_folds"], tol=estimator.tol,
-                    max_iter=estimator.max_iter, random_state=self.random_state,
-                ).fit(restrict_kernel(K, train, train), codes[train])
-                views = KernelViews(restrict_kernel(K, valid, train),
-                                    restrict_kernel(K, train, valid))
-                fold_scores.append(float(np.mean(model.predict(views) == codes[valid])))
-            seconds.append((time.perf_counter() - start) / len(folds))
-            candidates.append(params)
-            scores.append(fold_scores)
+                tasks.append((index, estimator, config, kernels[key],
+                              labelled[train], labelled[valid]))
+        # Every (candidate, fold) pair is independent: joblib runs them on n_jobs workers,
+        # or on a dask cluster under ``joblib.parallel_backend("dask")``.
+        outputs = Parallel(n_jobs=self.n_jobs, return_as="generator")(
+            delayed(_score_fold)(estimator, config, K, codes, train, valid, self.random_state)
+            for _, estimator, config, K, train, valid in tasks)
+        outputs = list(tqdm(outputs, total=len(tasks), desc="NodeClassifierCV",
+                            disable=not self.verbose, leave=False))
+        scores = [[] for _ in candidates]
+        seconds = [0.0 for _ in candidates]
+        for (index, *_), (accuracy, elapsed) in zip(tasks, outputs):
+            scores[index].append(accuracy)
+            seconds[index] += elapsed / len(folds)
+        for params, fold_scores in zip(candidates, scores):
             logger.info("NodeClassifierCV %s: accuracy %.4f", params, np.mean(fold_scores))
         scores = np.asarray(scores)
         mean = scores.mean(axis=1)
@@ -161,3 +173,17 @@ class NodeClassifierCV(BaseEstimator):
         """Predicted class of ``nodes`` by the refitted best model."""
         check_is_fitted(self)
         return self.best_estimator_.predict(nodes)
+
+
+def _score_fold(estimator, config, K, codes, train, valid, random_state):
+    """Accuracy on ``valid`` of the candidate fitted on ``train``, and the time it took."""
+    start = time.perf_counter()
+    model = AsKLSClassifier(
+        kernel="precomputed", gamma=config["gamma"], solver=estimator.solver,
+        merge=config["merge"], regularization=config["regularization"],
+        n_folds=config["n_folds"], tol=estimator.tol, max_iter=estimator.max_iter,
+        random_state=random_state,
+    ).fit(restrict_kernel(K, train, train), codes[train])
+    views = KernelViews(restrict_kernel(K, valid, train), restrict_kernel(K, train, valid))
+    accuracy = float(np.mean(model.predict(views) == codes[valid]))
+    return accuracy, time.perf_counter() - start
