@@ -96,14 +96,19 @@ def _write_results(stem, rows, markdown, out_dir):
 
 
 def _command_table3(args):
-    from .experiments import format_table3, run_table3
+    from .experiments import format_table3, plot_table3, run_table3
 
     rows = run_table3(args.datasets, n_trials=args.trials, data_home=args.data_home,
                       random_state=args.seed, verbose=not args.quiet)
     markdown = format_table3(rows)
     print(markdown)
     if args.out:
-        print(f"written to {_write_results('table3', rows, markdown, args.out)}")
+        out = _write_results("table3", rows, markdown, args.out)
+        try:
+            plot_table3(rows, out / "table3.png")
+        except ImportError as error:
+            print(f"no bar chart: {error}", file=sys.stderr)
+        print(f"written to {out}")
     return 0
 
 

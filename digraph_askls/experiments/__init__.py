@@ -11,7 +11,7 @@ from ._corel import (
 from ._peers import PEERS, PeerClassifier
 from ._protocol import TrialResults, evaluate_node_classifier, random_splits
 from ._table1 import PAPER_TABLE1, evaluate_kl_kernel, format_table1, run_table1
-from ._table3 import PAPER_TABLE3, format_table3, run_table3
+from ._table3 import PAPER_TABLE3, format_table3, plot_table3, run_table3
 from ._table4 import PAPER_TABLE4, format_table4, run_table4
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "get_dct_features",
     "get_kl_divergences",
     "load_corel",
+    "plot_table3",
     "random_splits",
     "run_table1",
     "run_table3",

@@ -26,7 +26,7 @@ from ..linalg import SingularSystemWarning
 from ..models import LSSVMClassifier, NodeClassifier
 from ._protocol import TrialResults, random_splits
 
-__all__ = ["PAPER_TABLE3", "TABLE3_METHODS", "run_table3", "format_table3"]
+__all__ = ["PAPER_TABLE3", "TABLE3_METHODS", "run_table3", "format_table3", "plot_table3"]
 
 logger = logging.getLogger(__name__)
 
@@ -180,3 +180,43 @@ def format_table3(rows):
                  "parentheses. 'Sym. LS-SVM + stacking' is compared with the paper's "
                  "'Sym. LS-SVM' column.")
     return "\n".join(lines)
+
+
+def plot_table3(rows, path=None):
+    """Bar chart of our micro-F1 (with std) beside the paper's, one panel per dataset.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Output of :func:`run_table3`.
+    path : str or os.PathLike, optional
+        Where to save the figure (PNG); the figure is returned either way.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise ImportError('plotting needs matplotlib: pip install "digraph-askls[plot]"') \
+            from error
+    names = [name for name in dict.fromkeys(row["dataset"] for row in rows)
+             if next(r for r in rows if r["dataset"] == name).get("status", "ok") == "ok"]
+    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), squeeze=False)
+    positions = np.arange(len(TABLE3_METHODS))
+    for ax, name in zip(axes[0], names):
+        group = {row["method"]: row for row in rows if row["dataset"] == name}
+        ours = [group[m]["micro_f1_mean"] for m in TABLE3_METHODS]
+        spread = [group[m]["micro_f1_std"] for m in TABLE3_METHODS]
+        paper = [np.nan if group[m]["paper_micro_f1"] is None else group[m]["paper_micro_f1"]
+                 for m in TABLE3_METHODS]
+        ax.bar(positions - 0.2, ours, 0.4, yerr=spread, label="ours")
+        ax.bar(positions + 0.2, paper, 0.4, label="paper")
+        ax.set_xticks(positions, TABLE3_METHODS, rotation=45, ha="right", fontsize=8)
+        ax.set(title=name, ylim=(0, 1), ylabel="micro-F1")
+    axes[0][0].legend(loc="lower left")
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig
