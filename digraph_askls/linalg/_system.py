@@ -93,6 +93,18 @@ class _SaddleSystem:
         self.size = self.n_blocks * self.n_train + self.n_bias
         self._op = aslinearoperator(self.K) if isinstance(self.K, LinearOperator) else None
 
+    def _label_block(self, Y):
+        """Labels as a float block of shape (n_train, k), checked against the kernel."""
+        Y = np.asarray(Y, dtype=np.float64)
+        if Y.ndim == 1:
+            Y = Y[:, None]
+        if Y.shape[0] != self.n_train:
+            raise ValueError(
+                f"labels must have {self.n_train} rows (one per training sample), "
+                f"got {Y.shape[0]}"
+            )
+        return Y
+
     @property
     def shape(self):
         return (self.size, self.size)
@@ -190,14 +202,7 @@ class AsKLSSystem(_SaddleSystem):
 
     def rhs(self, Y):
         """Right-hand sides ``[0; 0; y; y]`` for a block ``Y`` of +-1 labels (n_train, k)."""
-        Y = np.asarray(Y, dtype=np.float64)
-        if Y.ndim == 1:
-            Y = Y[:, None]
-        if Y.shape[0] != self.n_train:
-            raise ValueError(
-                f"labels must have {self.n_train} rows (one per training sample), "
-                f"got {Y.shape[0]}"
-            )
+        Y = self._label_block(Y)
         R = np.zeros((self.size, Y.shape[1]))
         R[2:2 + self.n_train] = Y
         R[2 + self.n_train:] = Y
@@ -294,14 +299,7 @@ class LSSVMSystem(_SaddleSystem):
 
     def rhs(self, Y):
         """Right-hand sides ``[0; y]`` for a block ``Y`` of +-1 labels (n_train, k)."""
-        Y = np.asarray(Y, dtype=np.float64)
-        if Y.ndim == 1:
-            Y = Y[:, None]
-        if Y.shape[0] != self.n_train:
-            raise ValueError(
-                f"labels must have {self.n_train} rows (one per training sample), "
-                f"got {Y.shape[0]}"
-            )
+        Y = self._label_block(Y)
         return np.vstack([np.zeros((1, Y.shape[1])), Y])
 
     def split(self, x):
