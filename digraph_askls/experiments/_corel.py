@@ -33,7 +33,6 @@ from pathlib import Path
 import numpy as np
 from joblib import Parallel, delayed
 from numpy.lib.stride_tricks import sliding_window_view
-from PIL import Image
 from scipy.fft import dctn
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import GaussianMixture
@@ -93,6 +92,7 @@ def load_corel(path, *, indices=None):
     ...
     FileNotFoundError: Corel-1K image not found: /nonexistent/0.jpg; ...
     """
+    Image = _pillow_image()
     path = Path(path)
     indices = np.arange(1000) if indices is None else np.asarray(indices, dtype=int)
     images = []
@@ -328,3 +328,13 @@ def _check_cacheable(cache_dir, random_state):
         raise ValueError("caching needs a reproducible result: random_state must be an int "
                          f"when cache_dir is given, got {random_state!r}")
     return None
+
+
+def _pillow_image():
+    """``PIL.Image``, imported only when images are read (Pillow is an optional extra)."""
+    try:
+        from PIL import Image
+    except ImportError as error:
+        raise ImportError('reading the Corel images needs Pillow: '
+                          'pip install "digraph-askls[images]"') from error
+    return Image
