@@ -85,13 +85,21 @@ def _command_run(args):
     return 0
 
 
-def _write_results(stem, rows, markdown, out_dir):
+def _report(stem, rows, markdown, out_dir):
+    """Print a result table; with ``out_dir``, also write ``<stem>.md`` and ``<stem>.json``.
+
+    Returns the output folder, or None when nothing was written.
+    """
     from pathlib import Path
 
+    print(markdown)
+    if not out_dir:
+        return None
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{stem}.json").write_text(json.dumps(rows, indent=2))
     (out / f"{stem}.md").write_text(markdown + "\n")
+    print(f"written to {out}")
     return out
 
 
@@ -100,15 +108,12 @@ def _command_table3(args):
 
     rows = run_table3(args.datasets, n_trials=args.trials, data_home=args.data_home,
                       random_state=args.seed, verbose=not args.quiet)
-    markdown = format_table3(rows)
-    print(markdown)
-    if args.out:
-        out = _write_results("table3", rows, markdown, args.out)
+    out = _report("table3", rows, format_table3(rows), args.out)
+    if out is not None:
         try:
             plot_table3(rows, out / "table3.png")
         except ImportError as error:
             print(f"no bar chart: {error}", file=sys.stderr)
-        print(f"written to {out}")
     return 0
 
 
@@ -125,16 +130,12 @@ def _command_table1(args):
         rows = run_table1(corel_dir, n_trials=args.trials, n_components=args.n_components,
                           cache_dir=args.cache_dir, random_state=args.seed, cv=args.cv,
                           verbose=not args.quiet)
-    markdown = format_table1(rows)
-    print(markdown)
-    if args.out:
-        print(f"written to {_write_results('table1', rows, markdown, args.out)}")
+    _report("table1", rows, format_table1(rows), args.out)
     return 0
 
 
 def _command_table4(args):
     from .experiments import format_table4, run_table4
-
     from .linalg import SingularSystemWarning
 
     with warnings.catch_warnings():
@@ -143,10 +144,7 @@ def _command_table4(args):
         rows = run_table4(args.datasets, n_trials=args.trials, cv=args.cv,
                           data_home=args.data_home, random_state=args.seed,
                           verbose=not args.quiet)
-    markdown = format_table4(rows)
-    print(markdown)
-    if args.out:
-        print(f"written to {_write_results('table4', rows, markdown, args.out)}")
+    _report("table4", rows, format_table4(rows), args.out)
     return 0
 
 
