@@ -127,7 +127,7 @@ def test_pair_product_of_undirected_walk_matches_separate_products(small_graph, 
     dense = _dense_ppr(small_graph, 0.7, 1.0, 4)
     rng = np.random.default_rng(1)
     X, Y = rng.standard_normal((60, 3)), rng.standard_normal((60, 3))
-    assert (K._symmetric is not None) == (dtype == "float32")   # joined in float32 only
+    assert K._symmetric == (dtype == "float32")   # joined in float32 only
     tol = 1e-12 if dtype == "float64" else 1e-5
     forward, backward = K.matmat_pair(X, Y)
     np.testing.assert_allclose(forward, dense @ X, rtol=tol, atol=tol)
@@ -139,3 +139,51 @@ def test_pair_product_of_undirected_walk_matches_separate_products(small_graph, 
                                rtol=tol, atol=tol)
     np.testing.assert_allclose(backward, dense[np.ix_(rows, cols)].T @ Y[:rows.size],
                                rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("beta,dtype", [(2.0, "float64"), (1.0, "float32")])
+def test_threaded_products_equal_one_call(small_graph, beta, dtype, monkeypatch):
+    from digraph_askls.kernels import _walks
+
+    serial = get_graph_kernel("ppr", small_graph, alpha=0.7, beta=beta, n_hops=4,
+                              dtype=dtype, n_threads=1)
+    monkeypatch.setattr(_walks._RowBlocks, "min_nnz", 0)
+    threaded = get_graph_kernel("ppr", small_graph, alpha=0.7, beta=beta, n_hops=4,
+                                dtype=dtype, n_threads=3)
+    assert len(threaded._forward[0].blocks) == 3 and serial._forward[0].blocks is None
+    X = np.random.default_rng(2).standard_normal((60, 5))
+    # Row blocks change no sum: each row is computed by the same loop either way.
+    np.testing.assert_array_equal(threaded @ X, serial @ X)
+    np.testing.assert_array_equal(threaded.rmatmat(X), serial.rmatmat(X))
+    for a, b in zip(threaded.matmat_pair(X, X[::-1]), serial.matmat_pair(X, X[::-1])):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_adjoint_of_undirected_float32_kernel(small_graph):
+    K = get_graph_kernel("ppr", small_graph, alpha=0.7, beta=1.0, n_hops=4, dtype="float32")
+    dense = _dense_ppr(small_graph, 0.7, 1.0, 4)
+    rng = np.random.default_rng(3)
+    X, Y = rng.standard_normal((60, 2)), rng.standard_normal((60, 2))
+    np.testing.assert_allclose(K.T @ X, dense.T @ X, rtol=1e-5, atol=1e-5)
+    forward, backward = K.T.matmat_pair(X, Y)
+    np.testing.assert_allclose(forward, dense.T @ X, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(backward, dense @ Y, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="n_threads must be"):
+        get_graph_kernel("ppr", small_graph, n_threads=0)
+
+
+@pytest.mark.parametrize("beta,dtype", [(2.0, "float64"), (1.0, "float32")])
+def test_both_views_in_one_pass_equal_separate_products(small_graph, beta, dtype):
+    from digraph_askls.kernels._restrict import views_pair_product
+
+    K = get_graph_kernel("ppr", small_graph, alpha=0.7, beta=beta, n_hops=4, dtype=dtype)
+    dense = _dense_ppr(small_graph, 0.7, beta, 4)
+    train, test = np.arange(0, 60, 2), np.arange(1, 60, 2)
+    rng = np.random.default_rng(5)
+    B, A = rng.standard_normal((30, 3)), rng.standard_normal((30, 3))
+    source, target = restrict_kernel(K, test, train), restrict_kernel(K, train, test)
+    forward, backward = views_pair_product(source, target, B, A)
+    tol = 1e-12 if dtype == "float64" else 1e-5
+    np.testing.assert_allclose(forward, dense[np.ix_(test, train)] @ B, rtol=tol, atol=tol)
+    np.testing.assert_allclose(backward, dense[np.ix_(train, test)].T @ A, rtol=tol, atol=tol)
+    assert views_pair_product(source, restrict_kernel(K, test, train), B, A) is None

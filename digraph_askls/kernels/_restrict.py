@@ -4,7 +4,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.linalg import LinearOperator
 
-__all__ = ["restrict_kernel"]
+__all__ = ["restrict_kernel", "views_pair_product"]
 
 
 def restrict_kernel(K, rows, cols):
@@ -98,8 +98,9 @@ class _RestrictedKernel(LinearOperator):
         self._cols_repeat = _has_repeats(cols, K.shape[1])
 
     @staticmethod
-    def _scatter(values, index, size, repeat):
-        full = np.zeros((size,) + values.shape[1:], dtype=np.result_type(values, np.float64))
+    def _scatter(values, index, size, repeat, dtype=None):
+        dtype = np.result_type(values, np.float64) if dtype is None else dtype
+        full = np.zeros((size,) + values.shape[1:], dtype=dtype)
         if repeat:
             np.add.at(full, index, values)  # repeated indices add up, as in K[:, cols] @ x
         else:
@@ -126,6 +127,18 @@ class _RestrictedKernel(LinearOperator):
 
     def matmat_pair(self, X, Y):
         """Return ``(block @ X, block^T @ Y)``, in one pass when the kernel can."""
+        hops = getattr(self.K, "_pair_hops", None) if getattr(self.K, "_symmetric", False) \
+            else None
+        if hops is not None:
+            # Scatter straight into the hop precision and convert only the rows kept.
+            dtype = self.K.hop_dtype
+            forward, backward = hops(
+                self._scatter(np.asarray(X), self.cols, self.K.shape[1], self._cols_repeat,
+                              dtype),
+                self._scatter(np.asarray(Y), self.rows, self.K.shape[0], self._rows_repeat,
+                              dtype))
+            return (forward[self.rows].astype(np.float64),
+                    backward[self.cols].astype(np.float64))
         full_x = self._scatter(np.asarray(X), self.cols, self.K.shape[1], self._cols_repeat)
         full_y = self._scatter(np.asarray(Y), self.rows, self.K.shape[0], self._rows_repeat)
         pair = getattr(self.K, "matmat_pair", None)
@@ -137,3 +150,30 @@ class _RestrictedKernel(LinearOperator):
 
     def _adjoint(self):
         return _RestrictedKernel(self.K.H, self.cols, self.rows)
+
+
+def views_pair_product(source, target, X, Y):
+    """``(source @ X, target^T @ Y)`` in one pass of the kernel when both are its blocks.
+
+    For a square kernel (``K`` of the samples with themselves), both products scatter
+    their coefficients onto ``cols`` and read the rows ``rows`` of ``K x`` and ``K^T y``.
+
+    ``source = K[rows][:, cols]`` and ``target = K[cols][:, rows]`` (the two views of the
+    same samples) are both read from ``K`` by its ``matmat_pair``: one joined walk instead
+    of two. Returns None when the blocks are not of that form.
+    """
+    if not (isinstance(source, _RestrictedKernel) and isinstance(target, _RestrictedKernel)):
+        return None
+    if (source.K is not target.K or getattr(source.K, "matmat_pair", None) is None
+            or source.K.shape[0] != source.K.shape[1]
+            or not np.array_equal(source.rows, target.cols)
+            or not np.array_equal(source.cols, target.rows)):
+        return None
+    K = source.K
+    hops = getattr(K, "_pair_hops", None) if getattr(K, "_symmetric", False) else None
+    dtype = K.hop_dtype if hops is not None else None
+    full_x = source._scatter(np.asarray(X), source.cols, K.shape[1], source._cols_repeat, dtype)
+    full_y = source._scatter(np.asarray(Y), source.cols, K.shape[0], source._cols_repeat, dtype)
+    forward, backward = (hops or K.matmat_pair)(full_x, full_y)
+    return (forward[source.rows].astype(np.float64, copy=False),
+            backward[source.rows].astype(np.float64, copy=False))
