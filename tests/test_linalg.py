@@ -238,3 +238,56 @@ def test_bad_arguments_name_what_was_expected():
         solve_system(system, np.ones(3), regularization=-1.0)
     with pytest.raises(ValueError, match="3 rows"):
         solve_system(system, np.ones(4))
+
+
+@pytest.mark.parametrize("system_class", [AsKLSSystem, LSSVMSystem])
+def test_bias_eliminated_cg_matches_dense_solve(system_class, monkeypatch):
+    # Small gamma: the block without the intercept rows is positive definite, so the
+    # batched solver runs CG on it and eliminates the intercepts; it must give the dense
+    # solution and report the true residual (known from CG's recurrence, no product).
+    from digraph_askls.linalg import _solve
+
+    taken = []
+    original = _solve._solve_deflated
+    monkeypatch.setattr(_solve, "_solve_deflated",
+                        lambda *a, **k: taken.append(1) or original(*a, **k))
+    rng = np.random.default_rng(4)
+    m = 300
+    K = sp.random_array((m, m), density=0.05, random_state=5, format="csr")
+    if system_class is LSSVMSystem:
+        K = K + K.T + sp.eye_array(m)
+    Y = np.where(rng.random((m, 3)) < 0.3, 1.0, -1.0)
+    system = system_class(aslinearoperator(K), gamma=0.05)   # g * s_max(K) ~ 0.4
+    result = solve_system(system, Y, solver="batched", regularization=None, rtol=1e-10)
+    assert taken and result.info == 0 and result.n_iter < 30
+    dense = system_class(K.toarray(), gamma=0.05)
+    R = dense.rhs(Y)
+    reference = np.linalg.solve(dense.to_dense(), R)
+    assert relative_error(result.x, reference) < 1e-8
+    true = np.linalg.norm(R - dense.to_dense() @ result.x, axis=0) / np.linalg.norm(R, axis=0)
+    assert true.max() < 2e-10
+    np.testing.assert_allclose(result.residual_norm, true, rtol=1e-2, atol=1e-14)
+
+
+def test_indefinite_inner_block_falls_back_to_minres(monkeypatch):
+    from digraph_askls.linalg import _solve
+
+    failures = []
+    original = _solve._solve_deflated
+
+    def spy(*args, **kwargs):
+        try:
+            return original(*args, **kwargs)
+        except _solve._NotDefinite:
+            failures.append(1)
+            raise
+
+    monkeypatch.setattr(_solve, "_solve_deflated", spy)
+    K, kernel, y = make_problem(40, 3, "sparse")
+    gamma = 5.0                      # g * s_max(K) >> 1: H is indefinite
+    A, r = paper_system(K, y, gamma)
+    result = solve_system(AsKLSSystem(kernel, gamma), y, solver="batched",
+                          regularization=None, rtol=1e-12)
+    assert failures
+    reference = to_label_free(np.linalg.solve(A, r), y)
+    assert relative_error(result.x[:, 0], reference) < 1e-8

@@ -29,7 +29,7 @@ def _prepare(B, x0, maxiter):
 
 
 def batched_cg(matmat, B, *, x0=None, rtol=1e-10, atol=0.0, maxiter=None, M=None,
-               callback=None):
+               callback=None, return_residual=False):
     """Conjugate gradients for a symmetric positive definite operator, many columns at once.
 
     Parameters
@@ -48,6 +48,9 @@ def batched_cg(matmat, B, *, x0=None, rtol=1e-10, atol=0.0, maxiter=None, M=None
         Symmetric positive definite preconditioner: ``M(R)`` approximates ``A^{-1} R``.
     callback : callable, optional
         Called as ``callback(X)`` after each iteration.
+    return_residual : bool, default=False
+        Also return the residual block ``R`` updated by the recurrence (``B - A X`` up to
+        rounding), which costs no product.
 
     Returns
     -------
@@ -55,6 +58,8 @@ def batched_cg(matmat, B, *, x0=None, rtol=1e-10, atol=0.0, maxiter=None, M=None
     info : int
         0 when every column converged, else the number of iterations done.
     n_iter : int
+    R : ndarray of shape (n, k)
+        Only with ``return_residual``.
 
     Examples
     --------
@@ -69,7 +74,7 @@ def batched_cg(matmat, B, *, x0=None, rtol=1e-10, atol=0.0, maxiter=None, M=None
     threshold = np.maximum(rtol * _columns_norm(B), atol)
     active = _columns_norm(R) > threshold
     if not active.any():
-        return X, 0, 0
+        return (X, 0, 0, R) if return_residual else (X, 0, 0)
     Z = M(R) if M is not None else R
     P = Z.copy()
     rz = np.einsum("ij,ij->j", R, Z)
@@ -88,13 +93,13 @@ def batched_cg(matmat, B, *, x0=None, rtol=1e-10, atol=0.0, maxiter=None, M=None
         if callback is not None:
             callback(X)
         if not active.any():
-            return X, 0, n_iter
+            return (X, 0, n_iter, R) if return_residual else (X, 0, n_iter)
         Z = M(R) if M is not None else R
         rz_new = np.einsum("ij,ij->j", R, Z)
         beta = np.where(active, rz_new / np.where(rz > 0, rz, 1.0), 0.0)
         rz = rz_new
         P = Z + beta * P
-    return X, n_iter, n_iter
+    return (X, n_iter, n_iter, R) if return_residual else (X, n_iter, n_iter)
 
 
 def batched_minres(matmat, B, *, x0=None, rtol=1e-10, atol=0.0, maxiter=None, M=None,

@@ -172,8 +172,92 @@ def _solve_gmres(system, R, lam, **options):
     return _scipy_columns(system, R, lam, "gmres", **options)
 
 
+#: Up to this many CG iterations on the inner block the residual given by the recurrence
+#: is reported as it is; after more (a harder, possibly indefinite block, where the
+#: recurrence can drift) :func:`solve_system` computes the true residual.
+TRUSTED_RECURRENCE_ITERATIONS = 10
+
+
+class _NotDefinite(Exception):
+    """The inner block is not positive definite (or CG did not converge on it)."""
+
+
+def _solve_deflated(system, R, rtol=1e-10, atol=0.0, maxiter=None, callback=None):
+    """Exact solve of ``[[0, E^T], [E, H]] [b; x] = [r_b; r_x]`` by eliminating ``b``.
+
+    Block CG runs on the inner block ``H`` alone (``system.inner_matmat``) for the label
+    columns and the ``n_bias`` columns of ``E`` together: ``H Z = [r_x, E]``. Then
+    ``b = (E^T Z_E)^{-1} (E^T Z_r - r_b)`` (a ``n_bias x n_bias`` solve) and
+    ``x = Z_r - Z_E b``. ``H`` is far better conditioned than the saddle matrix: its
+    spectrum lies in ``[1/g - s_max(K), 1/g + s_max(K)]``, while the bias rows put
+    eigenvalues of the order of ``sqrt(n_train)`` into the saddle matrix. On the
+    10^6-node SBM (3 hops, gamma = 0.1) CG on ``H`` reaches rtol = 0.1 in fewer products
+    than block MINRES on the saddle matrix, and no product is spent on the final
+    residual: with ``rho = [r_x, E] - H Z`` (CG's recurrence), the residual of ``[b; x]``
+    is ``[0; rho_E b - rho_r]`` exactly, so it is known without a product.
+
+    A starting guess ``x0`` of the saddle system is not used: CG on ``H`` from zero
+    needs no product for its first residual, and a warm start saved one iteration only
+    (on the stacking folds of a 10^5-node SBM: 2 iterations instead of 3, plus the
+    product for the starting residual; 15.9 s against 12.1 s for the whole fit).
+
+    Raises :class:`_NotDefinite` when CG breaks down (``H`` indefinite: ``g s_max(K) >=
+    1``) or stops short; the caller then runs block MINRES on the saddle matrix.
+    """
+    nb = system.n_bias
+    r_b, r_x = R[:nb], R[nb:]
+    E = system.bias_columns()
+    k = R.shape[1]
+    norms = np.linalg.norm(R, axis=0)
+    target = np.maximum(rtol * norms, atol)           # per label column, on [b; x]
+    scale = max(float(np.abs(r_b).max(initial=0.0)), 1.0)
+    # First pass: half the budget to the label columns, the other half to the E columns
+    # for intercepts of size up to ``scale``; a second pass tightens E if b is larger.
+    thresholds = np.concatenate([0.5 * target,
+                                 np.full(nb, 0.5 * target.min() / (nb * scale))])
+    B = np.hstack([r_x, E])
+    limit = 10 * B.shape[0] if maxiter is None else int(maxiter)
+    Z, n_iter, rho = None, 0, None
+    for _ in range(3):
+        try:
+            Z, info, its, rho = batched_cg(system.inner_matmat, B, x0=Z, rtol=0.0,
+                                           atol=thresholds, maxiter=limit - n_iter,
+                                           callback=None, return_residual=True)
+        except np.linalg.LinAlgError as exc:
+            raise _NotDefinite(str(exc)) from None
+        n_iter += its
+        if info != 0:
+            raise _NotDefinite(f"CG on the inner block stopped after {n_iter} iterations")
+        S = E.T @ Z[:, k:]
+        try:
+            b = np.linalg.solve(S, E.T @ Z[:, :k] - r_b)
+        except np.linalg.LinAlgError:
+            raise _NotDefinite("singular intercept system E^T H^-1 E") from None
+        residual = np.linalg.norm(rho[:, k:] @ b - rho[:, :k], axis=0)
+        if np.all(residual <= target):
+            break
+        bmax = float(np.abs(b).max())
+        thresholds[k:] = np.minimum(thresholds[k:], 0.5 * target.min() / (nb * bmax))
+    else:
+        raise _NotDefinite("the intercepts did not settle in 3 passes")
+    X = np.vstack([b, Z[:, :k] - Z[:, k:] @ b])
+    if callback is not None:
+        callback(X)
+    if n_iter <= TRUSTED_RECURRENCE_ITERATIONS:
+        system.known_residual = (X, residual / np.where(norms > 0, norms, 1.0))
+    return X, 0, n_iter
+
+
 def _solve_batched(system, R, lam, rtol=1e-10, atol=0.0, maxiter=None, x0=None,
                    callback=None, M=None):
+    if lam == 0 and M is None and hasattr(system, "inner_matmat"):
+        try:
+            X, info, n_iter = _solve_deflated(system, R, rtol=rtol, atol=atol,
+                                              maxiter=maxiter, callback=callback)
+            return X, info, n_iter, None
+        except _NotDefinite as exc:
+            logger.debug("inner block not positive definite (%s): MINRES on the saddle "
+                         "matrix", exc)
     if lam == 0:
         X, info, n_iter = batched_minres(system.matmat, R, x0=x0, rtol=rtol, atol=atol,
                                          maxiter=maxiter, M=M, callback=callback)
@@ -379,7 +463,11 @@ def solve_system(system, Y, *, solver="auto", regularization="auto", rtol=1e-10,
                                                    **with_preconditioner(0.0))
             if not np.all(np.isfinite(X)):
                 raise _NumericallySingular("non-finite solution")
-            residual = _relative_residual(system.matmat, X, R)
+            known = getattr(system, "known_residual", None)
+            if known is not None and known[0] is X:
+                residual = known[1]   # from the deflated CG: exact up to rounding
+            else:
+                residual = _relative_residual(system.matmat, X, R)
             if residual.max() > max(1000 * rtol, 1e-8):
                 raise _NumericallySingular(
                     f"relative residual {residual.max():.2e}: no exact solution", rcond)

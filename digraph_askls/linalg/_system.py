@@ -181,24 +181,41 @@ class AsKLSSystem(_SaddleSystem):
         vector = X.ndim == 1
         if vector:
             X = X[:, None]
-        m, g = self.n_train, self.gamma
-        a, b = X[2:2 + m], X[2 + m:]
+        m = self.n_train
         out = np.empty(X.shape, dtype=np.result_type(X.dtype, np.float64))
         ones = np.ones(m, dtype=X.dtype)
-        out[0] = ones @ a   # a BLAS product: faster than a strided sum over axis 0
-        out[1] = ones @ b
+        out[0] = ones @ X[2:2 + m]   # a BLAS product: faster than a strided sum over axis 0
+        out[1] = ones @ X[2 + m:]
+        out[2:] = self.inner_matmat(X[2:])
+        out[2:2 + m] += X[0]
+        out[2 + m:] += X[1]
+        return out[:, 0] if vector else out
+
+    def inner_matmat(self, V):
+        """``H V`` for the block ``H = [[I/g, K], [K^T, I/g]]`` without the bias rows.
+
+        ``V`` has shape (2 n_train, k); :func:`~digraph_askls.linalg.solve_system`
+        eliminates the two intercepts and iterates on ``H`` alone, which is symmetric
+        positive definite when ``g * s_max(K) < 1``.
+        """
+        m, g = self.n_train, self.gamma
+        a, b = V[:m], V[m:]
         pair = getattr(self.K, "matmat_pair", None)   # K b and K^T a in one pass
         if pair is not None:
             top, bottom = pair(b, a)
         else:
             top, bottom = self._K_dot(b), self._KT_dot(a)
-        top += X[0]
         top += a / g
-        out[2:2 + m] = top
-        bottom += X[1]
         bottom += b / g
-        out[2 + m:] = bottom
-        return out[:, 0] if vector else out
+        return np.vstack([top, bottom])
+
+    def bias_columns(self):
+        """The columns ``E`` that couple the intercepts to the inner block: ``[1; 0], [0; 1]``."""
+        m = self.n_train
+        E = np.zeros((2 * m, 2))
+        E[:m, 0] = 1.0
+        E[m:, 1] = 1.0
+        return E
 
     def rhs(self, Y):
         """Right-hand sides ``[0; 0; y; y]`` for a block ``Y`` of +-1 labels (n_train, k)."""
@@ -281,9 +298,18 @@ class LSSVMSystem(_SaddleSystem):
         a = X[1:]
         out = np.empty(X.shape, dtype=np.result_type(X.dtype, np.float64))
         out[0] = a.sum(axis=0)
-        Ka = self._op.matmat(a) if self._op is not None else self.K @ a
-        out[1:] = X[0] + a / self.gamma + Ka
+        out[1:] = self.inner_matmat(a)
+        out[1:] += X[0]
         return out[:, 0] if vector else out
+
+    def inner_matmat(self, V):
+        """``(K + I/g) V``: the block without the bias row (positive definite for a PSD K)."""
+        KV = self._op.matmat(V) if self._op is not None else self.K @ V
+        return np.asarray(KV) + V / self.gamma
+
+    def bias_columns(self):
+        """The column ``E = 1`` that couples the intercept to the inner block."""
+        return np.ones((self.n_train, 1))
 
     def to_dense(self):
         """The system matrix as a dense array, assembled block by block."""
