@@ -51,14 +51,15 @@ def _command_run(args):
     title, adjacency, labels = _load(args.dataset, args.data_home, not args.no_download,
                                      args.seed)
     splits = random_splits(labels, args.train_size, args.trials, args.seed)
-    params = {} if args.preset is None else {"preset": args.preset}
+    params = {"preset": None if args.preset == "none" else args.preset}
     if args.gamma is not None:
         params["gamma"] = args.gamma
+    resolved = NodeClassifier(**params)._resolve_preset(adjacency.nnz)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SingularSystemWarning)
         results = evaluate_node_classifier(
             lambda seed: NodeClassifier(random_state=seed, **params), adjacency, labels,
-            splits=splits, name=f"AsK-LS ({args.preset or 'default'})",
+            splits=splits, name=f"AsK-LS ({resolved or 'default'})",
             verbose=not args.quiet)
     singular = [w for w in caught if issubclass(w.category, SingularSystemWarning)]
     for other in caught:
@@ -167,9 +168,11 @@ def build_parser():
     run.add_argument("--dataset", default="cora",
                      help="dataset name (see digraph_askls.datasets.list_datasets()) or "
                           "'sbm' for the built-in synthetic graph (default: cora)")
-    run.add_argument("--preset", choices=sorted(PRESETS), default=None,
+    run.add_argument("--preset", choices=["auto", "none", *sorted(PRESETS)], default="auto",
                      help="'paper': the authors' protocol (1-hop kernel, gamma=1, stacking); "
-                          "'large': fewer, float32 hops and averaged views for large graphs")
+                          "'large': 3 float32 hops and stacking on training scores, for "
+                          "graphs of millions of edges; 'none': the defaults at any size; "
+                          "'auto' (default): 'large' from 2 million edges on, else 'none'")
     run.add_argument("--gamma", type=float, default=None, help="override gamma")
     run.add_argument("--trials", type=int, default=10, help="number of random splits")
     run.add_argument("--seed", type=int, default=0, help="base seed of the splits")

@@ -106,3 +106,47 @@ def test_joint_probabilities_sum_to_one_and_match_predictions():
     proba = clf.predict_proba()
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert np.array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict())
+
+
+def test_auto_preset_takes_large_only_on_large_graphs_with_default_parameters(monkeypatch):
+    from digraph_askls.models import _node
+
+    adjacency, labels, known = small_problem()
+    assert NodeClassifier().fit(adjacency, known).preset_ is None   # 300 nodes: defaults
+    monkeypatch.setattr(_node, "LARGE_GRAPH_EDGES", adjacency.nnz)
+    auto = NodeClassifier(random_state=0).fit(adjacency, known)
+    large = NodeClassifier(preset="large", random_state=0).fit(adjacency, known)
+    assert auto.preset_ == "large"
+    np.testing.assert_array_equal(auto.decision_function(), large.decision_function())
+    # A parameter the preset would override, set by the user, keeps the defaults' path.
+    assert NodeClassifier(gamma=0.1).fit(adjacency, known).preset_ is None
+    assert NodeClassifier(preset=None).fit(adjacency, known).preset_ is None
+    with pytest.raises(ValueError, match="unknown preset 'huge'"):
+        NodeClassifier(preset="huge").fit(adjacency, known)
+
+
+def test_node_indices_by_integer_array_match_the_name_lookup():
+    adjacency, labels, known = small_problem()
+    clf = NodeClassifier(preset="large", random_state=0).fit(adjacency, known)
+    test = np.flatnonzero(known < 0)
+    np.testing.assert_array_equal(clf.predict(test), clf.predict(test.tolist()))
+    np.testing.assert_array_equal(clf.predict(test), clf.predict()[test])
+    with pytest.raises(ValueError, match="node 300 is not in the fitted graph"):
+        clf.predict(np.array([0, 300]))
+
+
+def test_stackers_on_a_random_subset_of_many_training_samples(monkeypatch):
+    from digraph_askls.models import _base
+
+    adjacency, labels, known = small_problem()
+    full = NodeClassifier(preset="large", random_state=0).fit(adjacency, known)
+    monkeypatch.setattr(_base, "MAX_STACKING_SAMPLES", 100)
+    subset = NodeClassifier(preset="large", random_state=0).fit(adjacency, known)
+    test = np.flatnonzero(known < 0)
+    # Same AsK-LS model; the per-class logistic regressions saw 100 of ~180 samples.
+    np.testing.assert_array_equal(full.estimator_.solver_result_.x,
+                                  subset.estimator_.solver_result_.x)
+    assert subset.estimator_.stackers_[0][-1].n_features_in_ == 2
+    agree = np.mean(full.predict(test) == subset.predict(test))
+    accuracy = np.mean(subset.predict(test) == labels[test])
+    assert agree > 0.9 and accuracy > 0.8, (agree, accuracy)

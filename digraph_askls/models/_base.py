@@ -14,13 +14,19 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.fixes import parse_version
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..linalg import SingularSystemWarning, check_kernel_matrix, solve_system
 from ..kernels import restrict_kernel
+from ..kernels._restrict import views_pair_product
 from ._views import KernelViews, kernel_dot
 
 __all__ = []
+
+#: Largest number of training samples the stacking logistic regressions are fitted on;
+#: above it they see a random subset (seeded by ``random_state``).
+MAX_STACKING_SAMPLES = 100_000
 
 
 def _as_kernel_block(K, name, shape):
@@ -141,6 +147,11 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
     def _view_scores(self, views, intercepts, dual, cols=None, names=None):
         """Scores of the views ``names`` (default: those the model uses), (n_views, n, k)."""
         names = self._views_used() if names is None else names
+        if cols is None and len(dual) == 2 and set(names) == {"source", "target"}:
+            # Both views of the same samples from one joined pass of the kernel.
+            pair = views_pair_product(views.source, views.target, dual[1], dual[0])
+            if pair is not None:
+                return np.stack([pair[0] + intercepts[0], pair[1] + intercepts[1]])
         scores = []
         for index, name in enumerate(self._views_used_all()):
             if name not in names:
@@ -251,6 +262,13 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
                                 restrict_kernel(K, train, valid))
             features[valid] = self._view_scores(views, intercepts, dual).transpose(1, 0, 2)
             self.stack_folds_.append((train, intercepts, dual))
+        if m > MAX_STACKING_SAMPLES:
+            # A stacker has a handful of coefficients per class: a random subset of the
+            # training samples pins them down as well as all of them, at a fraction of
+            # the logistic regressions' time (3.1 s of a 15 s fit at 600,000 samples).
+            keep = np.sort(check_random_state(self.random_state).choice(
+                m, MAX_STACKING_SAMPLES, replace=False))
+            features, codes, Y, m = features[keep], codes[keep], Y[keep], keep.size
         if self._joint_stacking():
             # One multinomial model on the view scores of every class: it can learn that
             # a class shows up as a pattern across the other classes' scores (e.g. flows

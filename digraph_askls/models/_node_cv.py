@@ -97,6 +97,8 @@ class NodeClassifierCV(BaseEstimator):
                 settings[key] = value
             else:
                 kernel_params[key] = value
+        # Every candidate runs as configured: no size-dependent switch ("auto" preset).
+        settings.setdefault("preset", None)
         return dict(settings, kernel_params=kernel_params or None,
                     random_state=self.random_state)
 
