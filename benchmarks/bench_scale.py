@@ -1,9 +1,12 @@
 """Fit+predict time, peak memory and accuracy from 10^4 to 10^6 nodes, beside PageRank.
 
 Graphs: ``make_directed_sbm`` (average degree 10, 10 classes, p_in = 0.5), 60 % of the
-nodes labelled, accuracy on the other 40 %. Methods: ``NodeClassifier(preset="paper")``,
-the default ``NodeClassifier()``, ``NodeClassifier(preset="large")`` and scikit-network's
-``PageRankClassifier`` on the same graph in the same run. Every (size, method) pair runs
+nodes labelled, accuracy on the other 40 %. Methods: the default ``NodeClassifier()``
+(``preset="auto"``: the defaults below 2 million edges, ``"large"`` from there on),
+``NodeClassifier(preset=None)`` (the defaults at every size), ``preset="large"``,
+``preset="paper"`` and scikit-network's ``PageRankClassifier`` on the same graph in the
+same run, with its default ``n_jobs=None`` (one process) and with ``n_jobs=-1`` (all cores,
+as AsK-LS's threaded sparse products use them). Every (size, method) pair runs
 in its own subprocess, whose peak resident memory (``ru_maxrss``) is reported, with the
 1-minute load average before it starts (the machine is shared). Prints a table and
 writes JSON.
@@ -18,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-METHODS = ("pagerank", "askls_large", "askls_default", "askls_paper")
+METHODS = ("pagerank", "pagerank_all_cores", "askls_auto", "askls_large", "askls_default", "askls_paper")
 
 CHILD = r"""
 import json, resource, sys, time, warnings
@@ -32,19 +35,22 @@ seeds = labels.copy()
 seeds[test] = -1
 warnings.simplefilter("ignore")
 start = time.perf_counter()
-if method == "pagerank":
+if method.startswith("pagerank"):
     from sknetwork.classification import PageRankClassifier
-    model = PageRankClassifier()
+    model = PageRankClassifier(n_jobs=-1 if method == "pagerank_all_cores" else None)
     model.fit(adjacency, seeds)
     predicted = np.asarray(model.predict())[test]
 else:
     from digraph_askls import NodeClassifier
-    preset = {"askls_paper": "paper", "askls_large": "large"}.get(method)
+    preset = {"askls_paper": "paper", "askls_large": "large", "askls_default": None,
+              "askls_auto": "auto"}[method]
     model = NodeClassifier(preset=preset, random_state=0).fit(adjacency, seeds)
     predicted = model.predict(test)
+    resolved = model.preset_
 seconds = time.perf_counter() - start
+resolved = locals().get("resolved", "-")
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20   # KiB -> GiB
-print(json.dumps(dict(seconds=seconds, peak_gib=peak,
+print(json.dumps(dict(seconds=seconds, peak_gib=peak, preset=resolved,
                       accuracy=float(np.mean(predicted == labels[test])))))
 """
 
@@ -58,8 +64,8 @@ def main():
                         help="method@nodes pairs not to run, e.g. askls_paper@1000000")
     args = parser.parse_args()
     rows = []
-    print(f"{'nodes':>8} {'method':>14} {'seconds':>9} {'peak GiB':>9} {'accuracy':>9} "
-          f"{'time / PageRank':>16} {'load':>5}")
+    print(f"{'nodes':>8} {'method':>18} {'preset':>7} {'seconds':>9} {'peak GiB':>9} "
+          f"{'accuracy':>9} {'/ PageRank':>11} {'/ PR all cores':>15} {'load':>5}")
     for n in [n for n in (10_000, 100_000, 1_000_000) if n <= args.max_nodes]:
         batch = []
         for method in METHODS:
@@ -78,15 +84,20 @@ def main():
                            error=type(exc).__name__)
             batch.append(row)
         base = next((r.get("seconds") for r in batch if r["method"] == "pagerank"), None)
+        cores = next((r.get("seconds") for r in batch
+                      if r["method"] == "pagerank_all_cores"), None)
         for row in batch:
             if "seconds" in row and base:
                 row["time_ratio_vs_pagerank"] = row["seconds"] / base
-                print(f"{n:8d} {row['method']:>14} {row['seconds']:9.2f} "
-                      f"{row['peak_gib']:9.2f} {row['accuracy']:9.3f} "
-                      f"{row['time_ratio_vs_pagerank']:16.2f} {row['load_before']:5.1f}",
-                      flush=True)
+                if cores:
+                    row["time_ratio_vs_pagerank_all_cores"] = row["seconds"] / cores
+                print(f"{n:8d} {row['method']:>18} {str(row['preset']):>7} "
+                      f"{row['seconds']:9.2f} {row['peak_gib']:9.2f} {row['accuracy']:9.3f} "
+                      f"{row['time_ratio_vs_pagerank']:11.2f} "
+                      f"{row.get('time_ratio_vs_pagerank_all_cores', float('nan')):15.2f} "
+                      f"{row['load_before']:5.1f}", flush=True)
             else:
-                print(f"{n:8d} {row['method']:>14} failed: {row.get('error')}", flush=True)
+                print(f"{n:8d} {row['method']:>18} failed: {row.get('error')}", flush=True)
         rows.extend(batch)
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -187,3 +187,19 @@ def test_both_views_in_one_pass_equal_separate_products(small_graph, beta, dtype
     np.testing.assert_allclose(forward, dense[np.ix_(test, train)] @ B, rtol=tol, atol=tol)
     np.testing.assert_allclose(backward, dense[np.ix_(train, test)].T @ A, rtol=tol, atol=tol)
     assert views_pair_product(source, restrict_kernel(K, test, train), B, A) is None
+
+
+def test_pickled_kernel_keeps_one_copy_of_the_walk(small_graph, monkeypatch):
+    import pickle
+
+    from digraph_askls.kernels import _walks
+
+    monkeypatch.setattr(_walks._RowBlocks, "min_nnz", 0)
+    K = get_graph_kernel("ppr", small_graph, beta=1.0, n_hops=3, dtype="float32",
+                         n_threads=2)
+    clone = pickle.loads(pickle.dumps(K))
+    blocks = clone._forward[0]
+    assert len(blocks.blocks) == 2
+    assert all(np.shares_memory(block.data, blocks.matrix.data) for _, _, block in blocks.blocks)
+    X = np.random.default_rng(6).standard_normal((60, 2))
+    np.testing.assert_array_equal(clone @ X, K @ X)

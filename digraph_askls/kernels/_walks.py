@@ -94,8 +94,9 @@ class _RowBlocks:
 
     SciPy's sparse-dense product runs in C without the interpreter lock but on one core;
     the blocks share the matrix's arrays (no copy) and their products run concurrently.
-    On 2 cores a product with 10-40 float32 columns on a 1M-node, 21M-entry walk takes
-    0.31-0.81 s against 0.53-1.37 s in one call (``benchmarks/bench_threads.py``).
+    On 2 cores a product of the 1M-node SBM's ``A + A^T`` (2.0e7 entries) with 10-40
+    float32 columns takes 0.30-0.62 s against 0.52-1.28 s in one call
+    (``benchmarks/bench_threads.py``).
     """
 
     #: Below this many stored entries a single call is cheaper than starting threads.
@@ -113,12 +114,22 @@ class _RowBlocks:
             cuts = np.unique(cuts)
             self.blocks = [(lo, hi, self._view(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:])]
 
+    def __getstate__(self):
+        # The blocks are views of the matrix: pickled, they would be copies of it.
+        return dict(matrix=self.matrix, n_threads=self.n_threads)
+
+    def __setstate__(self, state):
+        self.__init__(state["matrix"], state["n_threads"])
+
     def _view(self, lo, hi):
         m = self.matrix
         start, stop = m.indptr[lo], m.indptr[hi]
         block = sparse.csr_array((m.data[start:stop], m.indices[start:stop],
                                   m.indptr[lo:hi + 1] - start),
                                  shape=(hi - lo, m.shape[1]), copy=False)
+        # SciPy copies a slice much smaller than its base ("pruning"): put the views back.
+        block.data, block.indices = m.data[start:stop], m.indices[start:stop]
+        block.indptr = block.indptr.astype(block.indices.dtype, copy=False)
         block.has_sorted_indices = m.has_sorted_indices
         return block
 
