@@ -146,7 +146,9 @@ def test_stackers_on_a_random_subset_of_many_training_samples(monkeypatch):
     # Same AsK-LS model; the per-class logistic regressions saw 100 of ~180 samples.
     np.testing.assert_array_equal(full.estimator_.solver_result_.x,
                                   subset.estimator_.solver_result_.x)
-    assert subset.estimator_.stackers_[0][-1].n_features_in_ == 2
+    assert subset.estimator_.stackers_[0][-1].n_features_in_ == 2 * 3   # 2 views x 3 classes
+    assert subset.estimator_.stackers_[0][0].n_samples_seen_ == 100
+    assert full.estimator_.stackers_[0][0].n_samples_seen_ > 150
     agree = np.mean(full.predict(test) == subset.predict(test))
     accuracy = np.mean(subset.predict(test) == labels[test])
     assert agree > 0.9 and accuracy > 0.8, (agree, accuracy)

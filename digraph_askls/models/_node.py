@@ -16,21 +16,23 @@ __all__ = ["NodeClassifier", "PRESETS", "LARGE_GRAPH_EDGES"]
 #: ``"large"``: for graphs of millions of edges, where every kernel product counts (a
 #: product costs ``n_hops`` sparse products with the walk): a 3-hop PageRank series of
 #: the undirected walk hopping in float32 (both views in one product per hop), gamma =
-#: 0.01, stacking on the training scores (no fold solves) and a solver tolerance of 0.01
-#: (two CG iterations on the bias-eliminated system). See ``docs/results/speed.md``.
+#: 0.01, a solver tolerance of 0.01 (two CG iterations on the bias-eliminated system)
+#: and joint stacking on the training scores of the full model (no fold solves: at the
+#: solution they are ``y - a~/g`` and ``y - b~/g``, so they cost nothing; they hold only
+#: for a converged solve, which the tolerance ensures). See ``docs/results/speed.md``.
 PRESETS = {
     "paper": dict(kernel="in_degree", kernel_params=None, gamma=1.0, merge="stack",
                   regularization="auto", n_folds=10),
     "large": dict(kernel="ppr", kernel_params=dict(alpha=0.85, beta=1.0, n_hops=3,
                                                    dtype="float32"), gamma=0.01,
-                  merge="stack_train", regularization="auto", n_folds=5, tol=0.01),
+                  merge="joint_train", regularization="auto", n_folds=5, tol=0.01),
 }
 
 #: ``preset="auto"`` takes ``"large"`` from this many edges on (when the parameters
 #: it would override are left at their defaults). Measured on directed SBMs (average
 #: degree 10, 10 classes, 60 % labelled, 2 cores): at 10^5 nodes (10^6 edges) the
-#: default takes 12 s for 0.998 accuracy, "large" 0.7 s for 0.839; at 10^6 nodes the
-#: default would take minutes where "large" takes 9 s.
+#: default takes 11-15 s for 0.997 accuracy, "large" about 1 s for 0.993; at 10^6 nodes
+#: the default takes 7 minutes where "large" takes 9 s.
 LARGE_GRAPH_EDGES = 2_000_000
 
 _PRESET_KEYS = ("kernel", "kernel_params", "gamma", "merge", "regularization", "n_folds",
