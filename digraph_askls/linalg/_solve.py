@@ -16,6 +16,7 @@ import scipy.linalg as sla
 from sklearn.exceptions import ConvergenceWarning
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, gmres, lsqr, minres
+from threadpoolctl import threadpool_limits
 
 from ._krylov import batched_cg, batched_minres
 from ._precond import PRECONDITIONERS, make_preconditioner
@@ -34,6 +35,9 @@ RCOND_THRESHOLD = 1e-8
 DENSE_MAX_SIZE = 2000
 #: Largest system solved densely by ``solver="auto"`` when the iteration would be slow.
 DENSE_ILL_MAX_SIZE = 8000
+#: Above this size the dense Cholesky runs on one BLAS thread (see ``_solve_dense``):
+#: 12,000 ran on 2 threads, 16,000 crashed.
+CHOLESKY_THREADED_MAX = 12_000
 
 
 class _NumericallySingular(Exception):
@@ -89,7 +93,15 @@ def _solve_dense(system, R, lam, **options):
         X = sla.lu_solve((lu, piv), R, check_finite=False)
         return X, 0, 0, rcond
     A = M @ M + lam * np.eye(M.shape[0])
-    X = sla.cho_solve(sla.cho_factor(A, check_finite=False), M @ R, check_finite=False)
+    if M.shape[0] > CHOLESKY_THREADED_MAX:
+        # The multithreaded Cholesky of the OpenBLAS bundled with NumPy and SciPy
+        # (0.3.31 here) crashes the process with a segmentation fault from about 16,000
+        # unknowns on 2 threads; on one thread it runs (31 s at 16,000).
+        with threadpool_limits(1, user_api="blas"):
+            factor = sla.cho_factor(A, check_finite=False)
+    else:
+        factor = sla.cho_factor(A, check_finite=False)
+    X = sla.cho_solve(factor, M @ R, check_finite=False)
     return X, 0, 0, None
 
 
@@ -383,7 +395,10 @@ def solve_system(system, Y, *, solver="auto", regularization="auto", rtol=1e-10,
         always solves the damped problem.
     rtol, atol, maxiter, x0, M, callback
         As in SciPy's iterative solvers; ``M`` is a symmetric positive definite
-        preconditioner ``M(R) ~ A^{-1} R`` for ``"batched"`` and ``"minres"``.
+        preconditioner ``M(R) ~ A^{-1} R`` for ``"batched"`` and ``"minres"``. The
+        bias-eliminated CG of ``"batched"`` (exact system, no ``M``) forms the solution
+        only at the end: it calls ``callback`` once, and starts from zero whatever
+        ``x0`` (a warm start cost more than it saved, see ``_solve_deflated``).
     preconditioner : {"auto", None, "jacobi", "ilu"}, default="auto"
         ``"auto"``: :func:`choose_preconditioner` (none when ``M`` is given). A preconditioner built from the kernel for the system actually solved (see
         :func:`make_preconditioner`): ``"jacobi"`` (2x2-block diagonal, symmetric positive
