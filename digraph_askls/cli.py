@@ -170,7 +170,7 @@ def build_parser():
                           "'sbm' for the built-in synthetic graph (default: cora)")
     run.add_argument("--preset", choices=["auto", "none", *sorted(PRESETS)], default="auto",
                      help="'paper': the authors' protocol (1-hop kernel, gamma=1, stacking); "
-                          "'large': 3 float32 hops and stacking on training scores, for "
+                          "'large': 3 float32 hops and joint stacking on training scores, for "
                           "graphs of millions of edges; 'none': the defaults at any size; "
                           "'auto' (default): 'large' from 2 million edges on, else 'none'")
     run.add_argument("--gamma", type=float, default=None, help="override gamma")
