@@ -317,3 +317,9 @@ def test_large_dense_cholesky_runs_on_one_blas_thread(monkeypatch):
     limited = solve_system(system, y, solver="dense", regularization=1.0).x
     assert seen and all(n == 1 for n in seen[0])
     np.testing.assert_allclose(limited, reference, rtol=1e-12, atol=1e-14)
+
+
+def test_cg_with_no_iteration_allowed_reports_not_converged():
+    A = np.diag([1.0, 2.0, 3.0])
+    X, info, n_iter = batched_cg(lambda V: A @ V, np.ones((3, 1)), maxiter=0)
+    assert n_iter == 0 and info != 0 and not X.any()

@@ -78,6 +78,7 @@ def batched_cg(matmat, B, *, x0=None, rtol=1e-10, atol=0.0, maxiter=None, M=None
     Z = M(R) if M is not None else R
     P = Z.copy()
     rz = np.einsum("ij,ij->j", R, Z)
+    n_iter = 0
     for n_iter in range(1, maxiter + 1):
         AP = matmat(P)
         pap = np.einsum("ij,ij->j", P, AP)
@@ -99,7 +100,8 @@ def batched_cg(matmat, B, *, x0=None, rtol=1e-10, atol=0.0, maxiter=None, M=None
         beta = np.where(active, rz_new / np.where(rz > 0, rz, 1.0), 0.0)
         rz = rz_new
         P = Z + beta * P
-    return (X, n_iter, n_iter, R) if return_residual else (X, n_iter, n_iter)
+    info = max(n_iter, 1)   # not converged, even when no iteration was allowed
+    return (X, info, n_iter, R) if return_residual else (X, info, n_iter)
 
 
 def batched_minres(matmat, B, *, x0=None, rtol=1e-10, atol=0.0, maxiter=None, M=None,

@@ -231,6 +231,8 @@ def _solve_deflated(system, R, rtol=1e-10, atol=0.0, maxiter=None, callback=None
     limit = 10 * B.shape[0] if maxiter is None else int(maxiter)
     Z, n_iter, rho = None, 0, None
     for _ in range(3):
+        if n_iter >= limit:
+            raise _NotDefinite(f"CG on the inner block used all {limit} iterations")
         try:
             Z, info, its, rho = batched_cg(system.inner_matmat, B, x0=Z, rtol=0.0,
                                            atol=thresholds, maxiter=limit - n_iter,
