@@ -152,3 +152,15 @@ def test_stackers_on_a_random_subset_of_many_training_samples(monkeypatch):
     agree = np.mean(full.predict(test) == subset.predict(test))
     accuracy = np.mean(subset.predict(test) == labels[test])
     assert agree > 0.9 and accuracy > 0.8, (agree, accuracy)
+
+
+def test_walk_kernels_hop_in_float32_unless_asked_and_predict_the_same():
+    adjacency, labels, known = small_problem()
+    fast = NodeClassifier(preset=None, random_state=0).fit(adjacency, known)
+    exact = NodeClassifier(preset=None, kernel_params={"dtype": "float64"},
+                           random_state=0).fit(adjacency, known)
+    assert fast.kernel_.hop_dtype == np.float32 and exact.kernel_.hop_dtype == np.float64
+    np.testing.assert_array_equal(fast.predict(), exact.predict())
+    np.testing.assert_allclose(fast.decision_function(), exact.decision_function(),
+                               rtol=1e-4, atol=1e-4)
+    assert NodeClassifier(preset="paper").fit(adjacency, known).kernel_.dtype == np.float64

