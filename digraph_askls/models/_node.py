@@ -31,8 +31,8 @@ PRESETS = {
 #: ``preset="auto"`` takes ``"large"`` from this many edges on (when the parameters
 #: it would override are left at their defaults). Measured on directed SBMs (average
 #: degree 10, 10 classes, 60 % labelled, 2 cores): at 10^5 nodes (10^6 edges) the
-#: default takes 11-15 s for 0.997 accuracy, "large" about 1 s for 0.993; at 10^6 nodes
-#: the default takes 7 minutes where "large" takes 9 s.
+#: default takes 8-9 s for 0.997 accuracy, "large" 1.2 s for 0.993; at 10^6 nodes the
+#: default takes 275 s where "large" takes 9 s (``docs/results/speed.md``).
 LARGE_GRAPH_EDGES = 2_000_000
 
 #: Kernels whose hops run in float32 unless ``kernel_params`` says otherwise.
