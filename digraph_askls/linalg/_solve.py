@@ -205,8 +205,10 @@ def _solve_deflated(system, R, rtol=1e-10, atol=0.0, maxiter=None, callback=None
     eigenvalues of the order of ``sqrt(n_train)`` into the saddle matrix. On the
     10^6-node SBM (3-hop walk, gamma = 0.01) CG on ``H`` reaches rtol = 0.01 in 2
     iterations, where block MINRES on the saddle matrix took 3 and a confirming product
-    for rtol = 0.1; and no product is spent on the final residual: with ``rho = [r_x, E] - H Z`` (CG's recurrence), the residual of ``[b; x]``
-    is ``[0; rho_E b - rho_r]`` exactly, so it is known without a product.
+    for rtol = 0.1. No product is spent on the final residual either: with
+    ``rho = [r_x, E] - H Z`` from CG's recurrence, the residual of ``[b; x]`` is
+    ``[0; rho_E b - rho_r]`` (the zero up to the rounding of the small solve), reported
+    as it is after at most :data:`TRUSTED_RECURRENCE_ITERATIONS` iterations.
 
     A starting guess ``x0`` of the saddle system is not used: CG on ``H`` from zero
     needs no product for its first residual, and a warm start saved one iteration only

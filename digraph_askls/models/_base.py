@@ -5,7 +5,6 @@ import warnings
 
 import numpy as np
 import sklearn
-import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
