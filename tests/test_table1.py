@@ -1,6 +1,5 @@
 """Table 1 protocol: KL-kernel classifiers on synthetic divergences and the CLI."""
 
-
 import numpy as np
 import pytest
 
