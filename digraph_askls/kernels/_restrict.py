@@ -127,26 +127,8 @@ class _RestrictedKernel(LinearOperator):
 
     def matmat_pair(self, X, Y):
         """Return ``(block @ X, block^T @ Y)``, in one pass when the kernel can."""
-        hops = getattr(self.K, "_pair_hops", None) if getattr(self.K, "_symmetric", False) \
-            else None
-        if hops is not None:
-            # Scatter straight into the hop precision and convert only the rows kept.
-            dtype = self.K.hop_dtype
-            forward, backward = hops(
-                self._scatter(np.asarray(X), self.cols, self.K.shape[1], self._cols_repeat,
-                              dtype),
-                self._scatter(np.asarray(Y), self.rows, self.K.shape[0], self._rows_repeat,
-                              dtype))
-            return (forward[self.rows].astype(np.float64),
-                    backward[self.cols].astype(np.float64))
-        full_x = self._scatter(np.asarray(X), self.cols, self.K.shape[1], self._cols_repeat)
-        full_y = self._scatter(np.asarray(Y), self.rows, self.K.shape[0], self._rows_repeat)
-        pair = getattr(self.K, "matmat_pair", None)
-        if pair is None:
-            return (np.asarray(self.K.matmat(full_x))[self.rows],
-                    np.asarray(self.K.rmatmat(full_y))[self.cols])
-        forward, backward = pair(full_x, full_y)
-        return forward[self.rows], backward[self.cols]
+        return _scattered_pair(self.K, (X, self.cols, self._cols_repeat, self.rows),
+                               (Y, self.rows, self._rows_repeat, self.cols))
 
     def _adjoint(self):
         return _RestrictedKernel(self.K.H, self.cols, self.rows)
@@ -169,11 +151,29 @@ def views_pair_product(source, target, X, Y):
             or not np.array_equal(source.rows, target.cols)
             or not np.array_equal(source.cols, target.rows)):
         return None
-    K = source.K
-    hops = getattr(K, "_pair_hops", None) if getattr(K, "_symmetric", False) else None
+    return _scattered_pair(source.K, (X, source.cols, source._cols_repeat, source.rows),
+                           (Y, source.cols, source._cols_repeat, source.rows))
+
+
+def _scattered_pair(K, forward, backward):
+    """``(K x)[rows_x]`` and ``(K^T y)[rows_y]`` for coefficients scattered onto columns.
+
+    ``forward`` and ``backward`` are ``(values, cols, cols_repeat, rows)``. The kernel's
+    ``matmat_pair`` runs both in one pass when it has one; the undirected walk in
+    float32 takes the scattered blocks in its hop precision and only the rows kept are
+    converted back to float64.
+    """
+    (X, x_cols, x_repeat, x_rows), (Y, y_cols, y_repeat, y_rows) = forward, backward
+    hops = K._pair_hops if getattr(K, "_symmetric", False) else None
     dtype = K.hop_dtype if hops is not None else None
-    full_x = source._scatter(np.asarray(X), source.cols, K.shape[1], source._cols_repeat, dtype)
-    full_y = source._scatter(np.asarray(Y), source.cols, K.shape[0], source._cols_repeat, dtype)
-    forward, backward = (hops or K.matmat_pair)(full_x, full_y)
-    return (forward[source.rows].astype(np.float64, copy=False),
-            backward[source.rows].astype(np.float64, copy=False))
+    scatter = _RestrictedKernel._scatter
+    full_x = scatter(np.asarray(X), x_cols, K.shape[1], x_repeat, dtype)
+    full_y = scatter(np.asarray(Y), y_cols, K.shape[0], y_repeat, dtype)
+    if hops is not None:
+        out_x, out_y = hops(full_x, full_y)
+    elif getattr(K, "matmat_pair", None) is not None:
+        out_x, out_y = K.matmat_pair(full_x, full_y)
+    else:
+        out_x, out_y = K.matmat(full_x), K.rmatmat(full_y)
+    return (np.asarray(out_x)[x_rows].astype(np.float64, copy=False),
+            np.asarray(out_y)[y_rows].astype(np.float64, copy=False))
