@@ -134,7 +134,7 @@ class NodeClassifierCV(BaseEstimator):
         candidates = list(grid)
         for index, params in enumerate(candidates):
             estimator = NodeClassifier(**self._candidate(params))
-            config = estimator._config()
+            config = estimator._config(estimator._resolve_preset())
             key = (config["kernel"], repr(sorted((config["kernel_params"] or {}).items())))
             if key not in kernels:
                 kernels[key] = get_graph_kernel(config["kernel"], adjacency,
