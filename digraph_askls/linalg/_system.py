@@ -186,17 +186,17 @@ class AsKLSSystem(_SaddleSystem):
         ones = np.ones(m, dtype=X.dtype)
         out[0] = ones @ X[2:2 + m]   # a BLAS product: faster than a strided sum over axis 0
         out[1] = ones @ X[2 + m:]
-        out[2:] = self.inner_matmat(X[2:])
+        self.inner_matmat(X[2:], out=out[2:])
         out[2:2 + m] += X[0]
         out[2 + m:] += X[1]
         return out[:, 0] if vector else out
 
-    def inner_matmat(self, V):
+    def inner_matmat(self, V, out=None):
         """``H V`` for the block ``H = [[I/g, K], [K^T, I/g]]`` without the bias rows.
 
         ``V`` has shape (2 n_train, k); :func:`~digraph_askls.linalg.solve_system`
         eliminates the two intercepts and iterates on ``H`` alone, which is symmetric
-        positive definite when ``g * s_max(K) < 1``.
+        positive definite when ``g * s_max(K) < 1``. ``out``: written in place if given.
         """
         m, g = self.n_train, self.gamma
         a, b = V[:m], V[m:]
@@ -207,7 +207,10 @@ class AsKLSSystem(_SaddleSystem):
             top, bottom = self._K_dot(b), self._KT_dot(a)
         top += a / g
         bottom += b / g
-        return np.vstack([top, bottom])
+        if out is None:
+            return np.vstack([top, bottom])
+        out[:m], out[m:] = top, bottom
+        return out
 
     def bias_columns(self):
         """The columns ``E`` that couple the intercepts to the inner block: ``[1; 0], [0; 1]``."""
@@ -298,14 +301,14 @@ class LSSVMSystem(_SaddleSystem):
         a = X[1:]
         out = np.empty(X.shape, dtype=np.result_type(X.dtype, np.float64))
         out[0] = a.sum(axis=0)
-        out[1:] = self.inner_matmat(a)
+        self.inner_matmat(a, out=out[1:])
         out[1:] += X[0]
         return out[:, 0] if vector else out
 
-    def inner_matmat(self, V):
+    def inner_matmat(self, V, out=None):
         """``(K + I/g) V``: the block without the bias row (positive definite for a PSD K)."""
         KV = self._op.matmat(V) if self._op is not None else self.K @ V
-        return np.asarray(KV) + V / self.gamma
+        return np.add(np.asarray(KV), V / self.gamma, out=out)
 
     def bias_columns(self):
         """The column ``E = 1`` that couples the intercept to the inner block."""
