@@ -48,3 +48,19 @@ def test_parallel_grid_gives_the_serial_results():
     np.testing.assert_array_equal(serial.cv_results_["mean_test_score"],
                                   parallel.cv_results_["mean_test_score"])
     assert serial.best_params_ == parallel.best_params_
+
+
+def test_candidates_run_as_configured_on_large_graphs(monkeypatch):
+    # The "auto" preset of NodeClassifier would switch a candidate that leaves the
+    # defaults alone to "large"; in a grid every candidate must run as configured.
+    from digraph_askls.datasets import make_directed_sbm
+    from digraph_askls.models import NodeClassifier, NodeClassifierCV, _node
+
+    adjacency, labels = make_directed_sbm(200, 2, 6, p_in=0.8, random_state=0)
+    known = labels.copy()
+    known[::3] = -1
+    monkeypatch.setattr(_node, "LARGE_GRAPH_EDGES", 1)
+    # gamma = 0.01 and nothing else set: every parameter at NodeClassifier's default.
+    search = NodeClassifierCV({"gamma": [0.01]}, cv=2, random_state=0).fit(adjacency, known)
+    assert search.best_estimator_.preset_ is None
+    assert NodeClassifier(gamma=0.01).fit(adjacency, known).preset_ == "large"

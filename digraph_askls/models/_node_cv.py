@@ -44,7 +44,9 @@ class NodeClassifierCV(BaseEstimator):
     cv : int, default=3
         Folds of the labelled nodes.
     base_params : dict, optional
-        Fixed :class:`NodeClassifier` parameters of all candidates.
+        Fixed :class:`NodeClassifier` parameters of all candidates. Their ``preset`` is
+        None unless given here or in the grid: every candidate runs as configured,
+        whatever the size of the graph (no ``"auto"`` switch to ``"large"``).
     random_state : int, RandomState or None
         Seeds the folds (and the stacking inside each candidate).
     n_jobs : int, optional
