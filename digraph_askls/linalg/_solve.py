@@ -10,6 +10,7 @@ Every solver handles two problems:
 
 import logging
 import warnings
+from contextlib import nullcontext
 
 import numpy as np
 import scipy.linalg as sla
@@ -93,13 +94,11 @@ def _solve_dense(system, R, lam, **options):
         X = sla.lu_solve((lu, piv), R, check_finite=False)
         return X, 0, 0, rcond
     A = M @ M + lam * np.eye(M.shape[0])
-    if M.shape[0] > CHOLESKY_THREADED_MAX:
-        # The multithreaded Cholesky of the OpenBLAS bundled with NumPy and SciPy
-        # (0.3.31 here) crashes the process with a segmentation fault from about 16,000
-        # unknowns on 2 threads; on one thread it runs (31 s at 16,000).
-        with threadpool_limits(1, user_api="blas"):
-            factor = sla.cho_factor(A, check_finite=False)
-    else:
+    # The multithreaded Cholesky of the OpenBLAS bundled with NumPy and SciPy (0.3.31
+    # here) crashes the process with a segmentation fault from about 16,000 unknowns on
+    # 2 threads; on one thread it runs (31 s at 16,000).
+    one_thread = M.shape[0] > CHOLESKY_THREADED_MAX
+    with threadpool_limits(1, user_api="blas") if one_thread else nullcontext():
         factor = sla.cho_factor(A, check_finite=False)
     X = sla.cho_solve(factor, M @ R, check_finite=False)
     return X, 0, 0, None
