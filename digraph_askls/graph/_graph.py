@@ -1,10 +1,14 @@
 """The labelled directed graph that dataset loaders return."""
 
 from dataclasses import dataclass
+from typing import Optional, Union
 
 import networkx as nx
 import numpy as np
 from scipy import sparse
+
+from digraph_askls.graph._features import check_features
+from digraph_askls.graph._split import check_splits
 
 __all__ = ["Graph"]
 
@@ -14,7 +18,8 @@ class Graph:
     """A labelled directed graph: canonical adjacency, node names and node labels.
 
     Build the fields with :func:`get_adjacency` and :func:`get_labels`; the constructor
-    only checks that they fit together.
+    only checks that they fit together (and brings ``features`` and ``splits`` to the
+    types below).
 
     Parameters
     ----------
@@ -28,6 +33,14 @@ class Graph:
         Name of each class code.
     name : str, default=""
         Name of the dataset.
+    features : numpy.ndarray or scipy.sparse.csr_array of shape (n_nodes, n_features), optional
+        Node attributes, row ``i`` for node ``i``, stored as float64: a dense array, or a
+        CSR array for sparse attributes (bag-of-words, binary indicators). Any SciPy
+        sparse input becomes a canonical CSR array, any numeric array a float64 array.
+    splits : tuple of Split, optional
+        Fixed train / validation / test splits published with the data. Each part is
+        stored as a sorted ``int64`` array of node indices; the parts of a split must be
+        disjoint and hold labelled nodes only.
 
     Attributes
     ----------
@@ -35,6 +48,8 @@ class Graph:
     n_edges : int
         Number of stored entries of the adjacency (self-loops included).
     n_classes : int
+    n_features : int
+        Number of columns of ``features``, 0 without features.
 
     Examples
     --------
@@ -46,6 +61,17 @@ class Graph:
     (3, 3, 2)
     >>> sorted(graph.to_networkx().edges)
     [('a', 'b'), ('b', 'c'), ('c', 'a')]
+
+    Node attributes and a fixed split:
+
+    >>> import numpy as np
+    >>> from digraph_askls.graph import Split
+    >>> graph = Graph(adjacency, labels, nodes, class_names, name="triangle",
+    ...               features=np.eye(3), splits=[Split([0], [], [1])])
+    >>> graph
+    Graph(name='triangle', n_nodes=3, n_edges=3, n_classes=2, n_features=3, n_splits=1)
+    >>> graph.splits[0].test
+    array([1])
     """
 
     adjacency: sparse.csr_array
@@ -53,6 +79,8 @@ class Graph:
     node_names: list
     class_names: list
     name: str = ""
+    features: Optional[Union[np.ndarray, sparse.csr_array]] = None
+    splits: Optional[tuple] = None
 
     def __post_init__(self):
         if not isinstance(self.adjacency, sparse.csr_array):
@@ -81,6 +109,8 @@ class Graph:
         object.__setattr__(self, "labels", labels)
         object.__setattr__(self, "node_names", list(self.node_names))
         object.__setattr__(self, "class_names", list(self.class_names))
+        object.__setattr__(self, "features", check_features(self.features, n))
+        object.__setattr__(self, "splits", check_splits(self.splits, labels))
 
     @property
     def n_nodes(self):
@@ -97,11 +127,17 @@ class Graph:
         """Number of classes."""
         return len(self.class_names)
 
+    @property
+    def n_features(self):
+        """Number of node attributes (columns of ``features``), 0 without features."""
+        return 0 if self.features is None else self.features.shape[1]
+
     def to_networkx(self):
         """Return the graph as a ``networkx.DiGraph``.
 
         Nodes are ``node_names``; edges carry ``weight``; a labelled node carries its
-        class name in the attribute ``label``.
+        class name in the attribute ``label``. ``features`` and ``splits`` are not
+        copied: index them with the node order, ``graph.node_names``.
 
         Returns
         -------
@@ -129,7 +165,12 @@ class Graph:
         return digraph
 
     def __repr__(self):
+        extra = ""
+        if self.features is not None:
+            extra += f", n_features={self.n_features}"
+        if self.splits is not None:
+            extra += f", n_splits={len(self.splits)}"
         return (
             f"Graph(name={self.name!r}, n_nodes={self.n_nodes}, n_edges={self.n_edges}, "
-            f"n_classes={self.n_classes})"
+            f"n_classes={self.n_classes}{extra})"
         )
