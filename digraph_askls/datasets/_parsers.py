@@ -7,6 +7,7 @@ import numpy as np
 import scipy.io
 from scipy import sparse
 
+from digraph_askls.datasets._attributes import features_from_dense
 from digraph_askls.graph import Graph, get_adjacency, get_labels
 
 __all__ = ["load_askls_mat", "load_npz", "load_ogb_raw"]
@@ -14,6 +15,7 @@ __all__ = ["load_askls_mat", "load_npz", "load_ogb_raw"]
 logger = logging.getLogger(__name__)
 
 _NPZ_KEYS = ("adj_data", "adj_indices", "adj_indptr", "adj_shape", "labels")
+_ATTR_KEYS = ("attr_data", "attr_indices", "attr_indptr", "attr_shape")
 
 
 def adjacency_from_index_edges(edges, n_nodes):
@@ -33,13 +35,15 @@ def adjacency_from_index_edges(edges, n_nodes):
     return get_adjacency(matrix.tocsr())
 
 
-def load_npz(path, name="", reverse_edges=False):
+def load_npz(path, name="", reverse_edges=False, binary=False):
     """Read a graph stored in the npz schema of Shchur et al.'s gnn-benchmark.
 
     Keys used: ``adj_data, adj_indices, adj_indptr, adj_shape`` (a CSR matrix),
-    ``labels`` (class code per node) and, when present, ``node_names`` and
-    ``class_names``. Node attributes are not read. The file is opened with
-    ``allow_pickle=False``; optional keys that would need unpickling are skipped.
+    ``labels`` (class code per node) and, when present, ``node_names``,
+    ``class_names`` and the node attributes: ``attr_data, attr_indices, attr_indptr,
+    attr_shape`` (a CSR matrix, kept as a float64 CSR array) or ``attr_matrix`` (a
+    dense table, made CSR when under a quarter of it is non-zero). The file is opened
+    with ``allow_pickle=False``; optional keys that would need unpickling are skipped.
 
     Parameters
     ----------
@@ -49,10 +53,14 @@ def load_npz(path, name="", reverse_edges=False):
         Read the stored matrix as ``adjacency.T``. The gnn-benchmark citation files
         (Cora, CiteSeer) store the edge ``cited -> citing``; reversing them gives the
         ``citing -> cited`` graph of the LINQS files exactly.
+    binary : bool, default=False
+        Give every stored edge the weight 1, for files whose values count how often a
+        link was recorded rather than weigh it.
 
     Returns
     -------
     Graph
+        ``features`` is None when the file holds no attributes.
 
     Examples
     --------
@@ -63,11 +71,16 @@ def load_npz(path, name="", reverse_edges=False):
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     path = Path(folder) / "toy.npz"
     ...     np.savez(path, adj_data=[1.0], adj_indices=[0], adj_indptr=[0, 0, 1],
-    ...              adj_shape=[2, 2], labels=[0, 1], class_names=["a", "b"])
+    ...              adj_shape=[2, 2], labels=[0, 1], class_names=["a", "b"],
+    ...              attr_data=[1.0, 1.0], attr_indices=[2, 0], attr_indptr=[0, 1, 2],
+    ...              attr_shape=[2, 3])
     ...     graph = load_npz(path)
     >>> graph.adjacency.toarray(), graph.class_names
     (array([[0., 0.],
            [1., 0.]]), ['a', 'b'])
+    >>> graph.features.toarray()
+    array([[0., 0., 1.],
+           [1., 0., 0.]])
     """
     with np.load(path, allow_pickle=False) as data:
         missing = [key for key in _NPZ_KEYS if key not in data.files]
@@ -83,6 +96,7 @@ def load_npz(path, name="", reverse_edges=False):
         codes = np.asarray(data["labels"])
         node_names = _optional_list(data, "node_names", path)
         class_names = _optional_list(data, "class_names", path)
+        features = _npz_attributes(data, path)
     if codes.ndim != 1 or not np.issubdtype(codes.dtype, np.integer):
         raise ValueError(
             f"{path}: expected 'labels' as one integer class code per node, got "
@@ -90,12 +104,32 @@ def load_npz(path, name="", reverse_edges=False):
         )
     if reverse_edges:
         matrix = matrix.T
-    adjacency, nodes = get_adjacency(matrix, nodelist=node_names)
+    adjacency, nodes = get_adjacency(
+        matrix, nodelist=node_names, weight=None if binary else "weight"
+    )
     if class_names is None:
         labels, class_names = get_labels(codes, nodes)
     else:
         labels = np.where(codes < 0, -1, codes).astype(np.int64)
-    return Graph(adjacency, labels, nodes, class_names, name=name)
+    return Graph(adjacency, labels, nodes, class_names, name=name, features=features)
+
+
+def _npz_attributes(data, path):
+    """Node attributes of a gnn-benchmark npz: CSR ``attr_*`` keys, or ``attr_matrix``."""
+    present = [key for key in _ATTR_KEYS if key in data.files]
+    if present:
+        if len(present) < len(_ATTR_KEYS):
+            raise ValueError(
+                f"{path}: expected all of {list(_ATTR_KEYS)} for the node attributes, got "
+                f"only {present}"
+            )
+        shape = tuple(int(size) for size in data["attr_shape"])
+        return sparse.csr_array(
+            (data["attr_data"], data["attr_indices"], data["attr_indptr"]), shape=shape
+        ).astype(np.float64)
+    if "attr_matrix" in data.files:
+        return features_from_dense(data["attr_matrix"])
+    return None
 
 
 def _optional_list(data, key, path):
