@@ -1,6 +1,7 @@
 """datasets layer of digraph_askls: data home, registry of named datasets, file readers."""
 
 from digraph_askls.datasets._base import get_data_home
+from digraph_askls.datasets._heterophily import load_geom_gcn, load_heterophilous_npz
 from digraph_askls.datasets._linqs import load_linqs, load_pubmed_linqs, load_pubmed_tsv
 from digraph_askls.datasets._load import load_dataset
 from digraph_askls.datasets._parsers import load_askls_mat, load_npz, load_ogb_raw
@@ -13,6 +14,8 @@ __all__ = [
     "list_datasets",
     "load_askls_mat",
     "load_dataset",
+    "load_geom_gcn",
+    "load_heterophilous_npz",
     "load_linqs",
     "load_npz",
     "load_ogb_raw",

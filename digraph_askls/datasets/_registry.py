@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from digraph_askls.datasets._checksums import SHA256
+from digraph_askls.datasets._heterophily import load_geom_gcn, load_heterophilous_npz
 from digraph_askls.datasets._linqs import load_linqs, load_pubmed_linqs, load_pubmed_tsv
 from digraph_askls.datasets._parsers import load_askls_mat, load_npz, load_ogb_raw
 
@@ -43,6 +44,20 @@ _ASKLS = (
     "https://github.com/mingzhenhe/AsK-LS/raw/a754aea25c6e9dc429bbb7ed1190c5454e0116c7/"
     "node%20classification/data"
 )
+_HETEROPHILOUS = (
+    "https://github.com/yandex-research/heterophilous-graphs/raw/"
+    "a431395582e929d88271309716bea4fe24ce6318/data"
+)
+_GEOM_GCN = (
+    "https://github.com/graphdml-uiuc-jlu/geom-gcn/raw/"
+    "f1fc0d14b3b019c562737240d06ec83b07d16a8f"
+)
+_NETTACK = (
+    "https://github.com/danielzuegner/nettack/raw/"
+    "da8ec64b2444233ffa1a29b18e8abdfda2015679/data"
+)
+#: Geom-GCN's 10 fixed splits per graph (about 48 / 32 / 20 % despite the file names).
+_GEOM_GCN_SPLITS = 10
 
 
 def _verified(path, url=None, member=None):
@@ -62,6 +77,34 @@ def _linqs(name):
 def _read_citation_npz(paths, name):
     # These files store cited -> citing: reversed, they equal the LINQS graphs exactly.
     return load_npz(paths[0], name=name, reverse_edges=True)
+
+
+def _heterophilous(name):
+    file_name = f"{name}_directed.npz"
+    return [_verified(f"heterophily_directed/{file_name}", f"{_HETEROPHILOUS}/{file_name}")]
+
+
+def _geom_gcn(name):
+    text = [_verified(f"geom_gcn/{name}/{file_name}", f"{_GEOM_GCN}/new_data/{name}/{file_name}")
+            for file_name in ("out1_graph_edges.txt", "out1_node_feature_label.txt")]
+    splits = [_verified(f"geom_gcn/splits/{file_name}", f"{_GEOM_GCN}/splits/{file_name}")
+              for file_name in (f"{name}_split_0.6_0.2_{i}.npz"
+                                for i in range(_GEOM_GCN_SPLITS))]
+    return text + splits
+
+
+def _read_geom_gcn(n_features=None):
+    def read(paths, name):
+        return load_geom_gcn(paths[0], paths[1], split_paths=paths[2:], name=name,
+                             n_features=n_features)
+    return read
+
+
+def _read_polblogs(paths, name):
+    # The stored values are 1, or 2 for the 65 links that the original edge list holds
+    # twice (19,090 entries, the often-quoted edge count, for 19,025 distinct links):
+    # each link is kept once, with weight 1, as for the other hyperlink graphs.
+    return load_npz(paths[0], name=name, binary=True)
 
 
 def _read_ogb(paths, name):
@@ -130,6 +173,26 @@ DATASETS = dict([
     _spec("citeseer-askls", [_verified("askls_mat/citeseer.mat", f"{_ASKLS}/citeseer.mat")],
           _each_file(load_askls_mat),
           "CiteSeer of the AsK-LS authors' .mat: 3312 nodes, 4587 edges"),
+    # Directed benchmarks with node attributes and 10 fixed splits; polblogs has neither.
+    _spec("chameleon", _heterophilous("chameleon"), _each_file(load_heterophilous_npz),
+          "Wikipedia links on chameleons, directed: 2277 nodes, 36101 edges, 5 classes, "
+          "2325 features, 10 splits"),
+    _spec("squirrel", _heterophilous("squirrel"), _each_file(load_heterophilous_npz),
+          "Wikipedia links on squirrels, directed: 5201 nodes, 217073 edges, 5 classes, "
+          "2089 features, 10 splits"),
+    _spec("texas", _geom_gcn("texas"), _read_geom_gcn(),
+          "WebKB Texas web pages, Geom-GCN files: 183 nodes, 325 edges, 5 classes, "
+          "1703 features, 10 splits"),
+    _spec("wisconsin", _geom_gcn("wisconsin"), _read_geom_gcn(),
+          "WebKB Wisconsin web pages, Geom-GCN files: 251 nodes, 515 edges, 5 classes, "
+          "1703 features, 10 splits"),
+    _spec("film", _geom_gcn("film"), _read_geom_gcn(n_features=932),
+          "Actor co-occurrence on Wikipedia, Geom-GCN files: 7600 nodes, 30019 edges, "
+          "5 classes, 932 features, 10 splits"),
+    _spec("polblogs", [_verified("polblogs/polblogs.npz", f"{_NETTACK}/polblogs.npz")],
+          _read_polblogs,
+          "Political blogs' links (Adamic and Glance 2005), nettack npz: 1490 nodes, "
+          "19025 edges, 2 classes, structure only"),
     # Downloaded by the optional ogb package, which publishes no checksums.
     _spec("ogbn-arxiv",
           [DataFile(f"ogbn_arxiv/raw/{file_name}", None)
