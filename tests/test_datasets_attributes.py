@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
+from digraph_askls import NodeClassifier
 from digraph_askls.datasets import (
     load_dataset,
     load_geom_gcn,
@@ -15,7 +16,9 @@ from digraph_askls.datasets import (
     load_npz,
 )
 from digraph_askls.datasets._registry import DATASETS
-from digraph_askls.graph import Split
+from digraph_askls.experiments import evaluate_node_classifier, fixed_splits, random_splits
+from digraph_askls.graph import Graph, Split, get_adjacency
+from digraph_askls.linalg import SingularSystemWarning
 
 
 @pytest.fixture(scope="module")
@@ -199,3 +202,37 @@ def test_new_datasets_offline_say_where_and_from_where(tmp_path, name):
     assert "DIGRAPH_ASKLS_DATA" in message and "download=False" in message
     expected = {"chameleon": 1, "squirrel": 1, "polblogs": 1}.get(name, 12)
     assert len(DATASETS[name].files) == expected
+
+
+def test_fixed_splits_feed_the_evaluation(shared):
+    graph = shared("texas")
+    splits = fixed_splits(graph)
+    assert [seed for seed, _, _ in splits] == [("fixed", i) for i in range(10)]
+    for (_, train, test), split in zip(splits, graph.splits):
+        assert np.array_equal(train, split.train) and np.array_equal(test, split.test)
+    seeds = []
+
+    def make(seed):
+        seeds.append(seed)
+        return NodeClassifier(preset="paper", random_state=seed)
+
+    with pytest.warns(SingularSystemWarning):
+        results = evaluate_node_classifier(make, graph.adjacency, graph.labels,
+                                           splits=splits[:3], verbose=False)
+    assert seeds == [0, 1, 2] and len(results.micro_f1) == 3
+    assert all(0.3 < score <= 1 for score in results.micro_f1)  # 5 classes, 55 % majority
+    joined = fixed_splits(graph, train_on_valid=True)[0][1]
+    assert np.array_equal(joined, np.union1d(graph.splits[0].train, graph.splits[0].valid))
+
+
+def test_fixed_splits_match_random_splits_in_form():
+    adjacency, nodes = get_adjacency([(0, 1), (1, 2), (2, 3), (3, 4)])
+    labels = np.array([0, 1, 0, 1, -1])
+    graph = Graph(adjacency, labels, nodes, ["a", "b"], splits=[([1, 0], [2], [3])])
+    ((seed, train, test),) = fixed_splits(graph)
+    ((_, random_train, random_test),) = random_splits(labels, 0.5, 1, random_state=0)
+    assert seed == ("fixed", 0)
+    assert train.dtype == random_train.dtype and test.dtype == random_test.dtype
+    assert train.tolist() == [0, 1] and test.tolist() == [3]
+    with pytest.raises(ValueError, match="expected a graph with fixed splits .* random_splits"):
+        fixed_splits(Graph(adjacency, labels, nodes, ["a", "b"], name="plain"))

@@ -9,7 +9,7 @@ from ._corel import (
     load_corel,
 )
 from ._peers import PEERS, PeerClassifier
-from ._protocol import TrialResults, evaluate_node_classifier, random_splits
+from ._protocol import TrialResults, evaluate_node_classifier, fixed_splits, random_splits
 from ._table1 import PAPER_TABLE1, evaluate_kl_kernel, format_table1, run_table1
 from ._table3 import PAPER_TABLE3, format_table3, plot_table3, run_table3
 from ._table4 import PAPER_TABLE4, format_table4, run_table4
@@ -25,6 +25,7 @@ __all__ = [
     "evaluate_kl_kernel",
     "evaluate_node_classifier",
     "fit_image_gmms",
+    "fixed_splits",
     "format_table1",
     "format_table3",
     "format_table4",

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.metrics import f1_score
 from tqdm.auto import tqdm
 
-__all__ = ["random_splits", "evaluate_node_classifier", "TrialResults"]
+__all__ = ["random_splits", "fixed_splits", "evaluate_node_classifier", "TrialResults"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +53,59 @@ def random_splits(labels, train_size=0.6, n_trials=10, random_state=None):
         perm = rng.permutation(labelled)
         splits.append(((base, trial), np.sort(perm[:n_train]), np.sort(perm[n_train:])))
     return splits
+
+
+def fixed_splits(graph, train_on_valid=False):
+    """The fixed splits published with a dataset, in the form of :func:`random_splits`.
+
+    Benchmarks such as Chameleon, Squirrel or the Geom-GCN graphs come with 10 fixed
+    train / validation / test splits (``graph.splits``); scoring on them makes results
+    comparable with the published ones.
+
+    Parameters
+    ----------
+    graph : Graph
+        A graph with ``splits``, e.g. from ``load_dataset("chameleon")``.
+    train_on_valid : bool, default=False
+        Train on the training and validation nodes together. By default the validation
+        nodes are neither trained on nor scored: the classifier sees only the training
+        labels, as in the published protocols that keep validation for model selection.
+
+    Returns
+    -------
+    list of (seed, train, test)
+        ``seed`` is ``("fixed", i)`` for ``graph.splits[i]``; ``train`` and ``test``
+        are sorted node indices. Pass the list as ``splits=`` to
+        :func:`evaluate_node_classifier`, which calls ``make_classifier(i)``.
+
+    Raises
+    ------
+    ValueError
+        If the graph has no fixed splits.
+
+    Examples
+    --------
+    >>> from digraph_askls.graph import Graph, Split, get_adjacency
+    >>> adjacency, nodes = get_adjacency([(0, 1), (1, 2), (2, 3)])
+    >>> graph = Graph(adjacency, [0, 1, 0, 1], nodes, ["a", "b"],
+    ...               splits=[Split([0, 1], [2], [3])])
+    >>> fixed_splits(graph)
+    [(('fixed', 0), array([0, 1]), array([3]))]
+    >>> fixed_splits(graph, train_on_valid=True)[0][1]
+    array([0, 1, 2])
+    """
+    if not getattr(graph, "splits", None):
+        raise ValueError(
+            f"expected a graph with fixed splits (graph.splits), got "
+            f"{getattr(graph, 'splits', 'no splits attribute')!r:.60} for "
+            f"{getattr(graph, 'name', type(graph).__name__)!r}; use random_splits instead"
+        )
+    triples = []
+    for index, (train, valid, test) in enumerate(graph.splits):
+        if train_on_valid:
+            train = np.union1d(train, valid)
+        triples.append((("fixed", index), train, test))
+    return triples
 
 
 @dataclass
@@ -106,7 +159,7 @@ def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name
     labels : ndarray of int
         Classes of all nodes (``-1`` unlabelled).
     splits : list
-        Output of :func:`random_splits`.
+        Output of :func:`random_splits` or :func:`fixed_splits`.
     name : str
         Method name in the results.
     verbose : bool
