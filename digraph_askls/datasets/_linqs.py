@@ -21,9 +21,10 @@ def load_linqs(cites_path, content_path, name=""):
     Nodes are the rows of ``.content`` in file order, named by their paper id (a
     string); the label is the last column, and the columns between are the word
     attributes, returned as ``graph.features``: float64, as a CSR array when under a
-    quarter of the entries are non-zero (Cora, CiteSeer: about 1 %). A line ``A B`` of ``.cites`` means that paper ``B`` cites
-    paper ``A`` and gives the edge ``B -> A``. Edges with an end that has no
-    ``.content`` row are dropped (logged); self-loops are kept as in the file.
+    quarter of the entries are non-zero (Cora, CiteSeer: about 1 %). A line ``A B`` of
+    ``.cites`` means that paper ``B`` cites paper ``A`` and gives the edge ``B -> A``.
+    Edges with an end that has no ``.content`` row are dropped (logged); self-loops are
+    kept as in the file.
 
     Parameters
     ----------
