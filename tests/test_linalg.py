@@ -298,13 +298,13 @@ def test_large_dense_cholesky_runs_on_one_blas_thread(monkeypatch):
     # CHOLESKY_THREADED_MAX the damped dense solve limits BLAS to one thread.
     from threadpoolctl import threadpool_info
 
-    from digraph_askls.linalg import _solve
+    from digraph_askls.linalg import _dense
 
     K, kernel, y = make_problem(20, 7, "dense")
     system = AsKLSSystem(kernel, 1.0)
     reference = solve_system(system, y, solver="dense", regularization=1.0).x
     seen = []
-    original = _solve.threadpool_limits
+    original = _dense.threadpool_limits
 
     def spy(*args, **kwargs):
         limiter = original(*args, **kwargs)
@@ -312,8 +312,8 @@ def test_large_dense_cholesky_runs_on_one_blas_thread(monkeypatch):
                      if pool["user_api"] == "blas"])
         return limiter
 
-    monkeypatch.setattr(_solve, "CHOLESKY_THREADED_MAX", 10)
-    monkeypatch.setattr(_solve, "threadpool_limits", spy)
+    monkeypatch.setattr(_dense, "CHOLESKY_THREADED_MAX", 10)
+    monkeypatch.setattr(_dense, "threadpool_limits", spy)
     limited = solve_system(system, y, solver="dense", regularization=1.0).x
     assert seen and all(n == 1 for n in seen[0])
     np.testing.assert_allclose(limited, reference, rtol=1e-12, atol=1e-14)
