@@ -14,6 +14,8 @@ import numpy as np
 from scipy.spatial.distance import cdist
 from sklearn.utils import check_array
 
+from digraph_askls._memory import check_dense_allocation
+
 __all__ = ["sne_kernel", "t_kernel", "rbf_kernel", "VECTOR_KERNELS", "get_vector_kernel"]
 
 logger = logging.getLogger(__name__)
@@ -31,6 +33,15 @@ def _check_vectors(X, Y, reference):
                 f"{name} must have as many features as X ({X.shape[1]}), "
                 f"got shape {array.shape}")
     return X, Y, reference
+
+
+def _check_size(name, X, Y, reference):
+    # The distances to Y and to the reference set, and one temporary of each.
+    check_dense_allocation(
+        (2, X.shape[0], Y.shape[0] + reference.shape[0]),
+        what=f"the {name} kernel between {X.shape[0]} and {Y.shape[0]} samples",
+        remedy="compute it in blocks of rows of X (each row is normalised on its own), "
+               "or train on fewer samples")
 
 
 def _check_sigma(sigma):
@@ -88,6 +99,7 @@ def sne_kernel(X, Y=None, *, sigma=1.0, reference=None):
     """
     sigma = _check_sigma(sigma)
     X, Y, reference = _check_vectors(X, Y, reference)
+    _check_size("SNE", X, Y, reference)
     scaled = cdist(X, Y, "sqeuclidean") / sigma**2
     scaled_reference = cdist(X, reference, "sqeuclidean") / sigma**2
     shift = scaled_reference.min(axis=1, keepdims=True)
@@ -134,6 +146,7 @@ def t_kernel(X, Y=None, *, reference=None):
     True
     """
     X, Y, reference = _check_vectors(X, Y, reference)
+    _check_size("T", X, Y, reference)
     distances = cdist(X, Y, "sqeuclidean")
     distances_reference = cdist(X, reference, "sqeuclidean")
     scale = 1.0 + distances_reference.min(axis=1, keepdims=True)
@@ -175,7 +188,12 @@ def rbf_kernel(X, Y=None, *, sigma=1.0, reference=None):
     """
     sigma = _check_sigma(sigma)
     X, Y, _ = _check_vectors(X, Y, None)
-    return np.exp(-cdist(X, Y, "sqeuclidean") / sigma**2)
+    check_dense_allocation((2, X.shape[0], Y.shape[0]),
+                           what=f"the RBF kernel between {X.shape[0]} and {Y.shape[0]} samples",
+                           remedy="compute it in blocks of rows of X, or train on fewer samples")
+    K = cdist(X, Y, "sqeuclidean")
+    K /= -sigma**2
+    return np.exp(K, out=K)
 
 
 VECTOR_KERNELS = {"sne": sne_kernel, "t": t_kernel, "rbf": rbf_kernel}

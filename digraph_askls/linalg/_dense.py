@@ -6,6 +6,8 @@ import numpy as np
 import scipy.linalg as sla
 from threadpoolctl import threadpool_limits
 
+from .._memory import check_dense_allocation
+
 __all__ = ["RCOND_THRESHOLD", "CHOLESKY_THREADED_MAX", "solve_dense"]
 
 #: Below this reciprocal condition number the authors' code switches to the fallback.
@@ -31,10 +33,16 @@ def solve_dense(system, R, lam, **options):
     reciprocal condition number is estimated first: below :data:`RCOND_THRESHOLD` it
     raises :class:`NumericallySingular`. The damped problem (``M`` is symmetric) is
     factorised by Cholesky in place of ``M M + lam I``. The matrix and, for the damped
-    problem, its square are the two dense ``size x size`` arrays. Both are symmetric: their transposes, which are
+    problem, its square are the two dense ``size x size`` arrays; the memory guard
+    checks both before either is formed. Both are symmetric: their transposes, which are
     Fortran-ordered views, go to LAPACK, which then factorises them without a copy.
     """
     size = system.size
+    check_dense_allocation(
+        (1 if lam == 0 else 2, size, size),
+        what=f"the dense solve of the {system.name} system ({size} unknowns)",
+        remedy="pass solver='batched' (block Krylov iterations on the operator, no dense "
+               "matrix), or use a sparse or operator kernel")
     M = system.to_dense()
     if lam == 0:
         anorm = np.abs(M).sum(axis=0).max()

@@ -3,6 +3,7 @@
 import numpy as np
 from sklearn.utils.metaestimators import available_if
 
+from .._memory import check_dense_allocation
 from ..linalg import LSSVMSystem
 from ._base import _KernelLSClassifier
 
@@ -103,6 +104,9 @@ def _check_symmetric(K, rtol=1e-10):
 
     if isinstance(K, LinearOperator):
         return
+    if isinstance(K, np.ndarray):
+        check_dense_allocation((2,) + K.shape, what="the symmetry check of the training kernel",
+                               remedy="pass the kernel as a sparse matrix or a LinearOperator")
     difference = abs(K - K.T)
     scale = abs(K).max()
     largest = difference.max() if difference.shape[0] else 0.0
