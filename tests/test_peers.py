@@ -28,5 +28,6 @@ def test_peer_keeps_node_names_and_rejects_unknown_nodes():
     assert clf.predict(["c", "f"]).tolist() == ["x", "y"]
     with pytest.raises(ValueError, match="not in the fitted graph"):
         clf.predict(["z"])
-    with pytest.raises(ValueError, match="unknown peer method"):
+    with pytest.raises(ValueError, match="The 'method' parameter of PeerClassifier must be a "
+                                         "str among .*Got 'nope' instead"):
         PeerClassifier("nope").fit(edges, {"a": "x", "d": "y"})

@@ -12,7 +12,11 @@ import importlib
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
+
+from .._fitted import FittedAttributesMixin
+from ..graph._index import NodeIndex
 
 __all__ = ["PeerClassifier", "PEERS"]
 
@@ -32,7 +36,7 @@ def _import_sknetwork_classification():
         ) from exc
 
 
-class PeerClassifier(BaseEstimator):
+class PeerClassifier(FittedAttributesMixin, BaseEstimator):
     """A scikit-network node classifier with the :class:`NodeClassifier` protocol.
 
     Parameters
@@ -64,6 +68,12 @@ class PeerClassifier(BaseEstimator):
     [0, 1]
     """
 
+    _parameter_constraints: dict = {
+        "method": [StrOptions(set(PEERS))],
+        "directed": ["boolean"],
+        "params": [dict, None],
+    }
+
     def __init__(self, method="pagerank", directed=False, params=None):
         self.method = method
         self.directed = directed
@@ -87,8 +97,7 @@ class PeerClassifier(BaseEstimator):
         """
         from ..graph import get_adjacency, get_labels
 
-        if self.method not in PEERS:
-            raise ValueError(f"unknown peer method {self.method!r}; choose from {sorted(PEERS)}")
+        self._validate_params()
         module = _import_sknetwork_classification()
         adjacency, nodes = get_adjacency(graph, nodelist=nodelist, weight=weight)
         codes, classes = get_labels(labels, nodes)
@@ -102,7 +111,7 @@ class PeerClassifier(BaseEstimator):
         self.estimator_.fit(matrix, np.asarray(codes, dtype=np.int64))
         self.labels_ = np.asarray(self.estimator_.predict()).ravel()
         self.nodes_ = list(nodes)
-        self._index = {node: i for i, node in enumerate(self.nodes_)}
+        self._node_index = NodeIndex(self.nodes_)
         self.classes_ = np.asarray(classes)
         return self
 
@@ -113,14 +122,7 @@ class PeerClassifier(BaseEstimator):
         training class.
         """
         check_is_fitted(self)
-        if nodes is None:
-            index = np.arange(len(self.nodes_))
-        else:
-            missing = [node for node in nodes if node not in self._index]
-            if missing:
-                raise ValueError(f"nodes {missing[:5]!r} are not in the fitted graph "
-                                 f"({len(self.nodes_)} nodes)")
-            index = np.asarray([self._index[node] for node in nodes], dtype=np.int64)
+        index = self._node_index.positions(nodes)
         codes = self.labels_[index]
         known = self.labels_[self.labels_ >= 0]
         fallback = np.bincount(known).argmax() if known.size else 0

@@ -1,6 +1,7 @@
 """AsK-LS: the least-squares SVM that learns with asymmetric kernels."""
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 
 from ..linalg import AsKLSSystem
@@ -87,6 +88,12 @@ class AsKLSClassifier(_KernelLSClassifier):
 
     _system_class = AsKLSSystem
 
+    _parameter_constraints: dict = {
+        **_KernelLSClassifier._parameter_constraints,
+        "merge": [StrOptions(set(MERGES))],
+        "preconditioner": [StrOptions({"auto", "jacobi", "ilu"}), None],
+    }
+
     def __init__(self, kernel="precomputed", gamma=1.0, solver="auto", merge="average",
                  regularization="auto", n_folds=10, kernel_params=None, tol=1e-10,
                  max_iter=None, random_state=None, preconditioner="auto"):
@@ -101,11 +108,6 @@ class AsKLSClassifier(_KernelLSClassifier):
         self.max_iter = max_iter
         self.random_state = random_state
         self.preconditioner = preconditioner
-
-    def _check_params(self):
-        super()._check_params()
-        if self.merge not in MERGES:
-            raise ValueError(f"unknown merge {self.merge!r}; choose from {list(MERGES)}")
 
     def _stacking(self):
         return self.merge in ("stack", "joint", "stack_train", "joint_train")

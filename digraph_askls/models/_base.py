@@ -1,7 +1,7 @@
 """Shared machinery of the kernel least-squares classifiers: fitting, views, stacking."""
 
-import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import sklearn
@@ -14,10 +14,12 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.fixes import parse_version
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ..linalg import SingularSystemWarning, check_kernel_matrix, solve_system
-from ..kernels import restrict_kernel
+from .._fitted import FittedAttributesMixin
+from ..linalg import SOLVERS, SingularSystemWarning, check_kernel_matrix, solve_system
+from ..kernels import VECTOR_KERNELS, restrict_kernel
 from ..kernels._restrict import views_pair_product
 from ._views import KernelViews, kernel_dot
 
@@ -33,6 +35,39 @@ def _as_kernel_block(K, name, shape):
     if K.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, got {K.shape}")
     return K
+
+
+#: Constraints of the parameters shared by the estimators on a kernel (scikit-learn's
+#: ``_parameter_constraints``); NaN fails every interval.
+SHARED_CONSTRAINTS = {
+    "gamma": [Interval(Real, 0, None, closed="neither")],
+    "solver": [StrOptions({"auto", *SOLVERS})],
+    "regularization": [StrOptions({"auto"}), None, Interval(Real, 0, None, closed="left")],
+    "n_folds": [Interval(Integral, 2, None, closed="left")],
+    "kernel_params": [dict, None],
+    "tol": [Interval(Real, 0, None, closed="left")],
+    "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+    "random_state": ["random_state"],
+}
+
+
+def check_targets(y, n_samples=None):
+    """Class labels as a 1-D array (of ``n_samples`` entries if given), or a clear error.
+
+    A column vector ``(n, 1)`` is flattened with a ``DataConversionWarning``, as
+    scikit-learn does; wider arrays, NaN and continuous values raise ``ValueError``.
+    """
+    if isinstance(y, (str, bytes)):
+        raise TypeError(f"y must be an array-like of class labels, got {type(y).__name__}")
+    y = column_or_1d(y, warn=True)
+    if n_samples is not None and y.shape[0] != n_samples:
+        raise ValueError(f"y must have one label per training sample ({n_samples}), "
+                         f"got {y.shape[0]}")
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        raise ValueError(f"y must hold class labels, got {int(np.isnan(y).sum())} NaN "
+                         f"value(s) among {y.size} (first at index {int(np.argmax(np.isnan(y)))})")
+    check_classification_targets(y)
+    return y
 
 
 def _unpenalized_logistic_regression():
@@ -59,7 +94,7 @@ def _joint_logistic_regression():
     return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=1000))
 
 
-class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
+class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator):
     """Base of :class:`AsKLSClassifier` and :class:`LSSVMClassifier` (not public).
 
     Subclasses set ``_system_class`` and ``_views_used()``, the kernel views (``"source"``,
@@ -67,6 +102,11 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _system_class = None
+
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions({"precomputed", *VECTOR_KERNELS}), callable],
+        **SHARED_CONSTRAINTS,
+    }
 
     # ---- kernels ---------------------------------------------------------------
     def _kernel_function(self):
@@ -83,16 +123,12 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
         if self.kernel == "precomputed":
             if isinstance(X, LinearOperator):
                 K = check_kernel_matrix(X, name="the precomputed kernel K(train, train)")
-                y = np.asarray(y)
-                if y.shape[0] != K.shape[0]:
-                    raise ValueError(f"y has {y.shape[0]} samples, K has {K.shape[0]} rows")
-                return K, y
+                return K, check_targets(y, K.shape[0])
+            y = y if y is None else check_targets(y)   # None: scikit-learn's message
             X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
             K = check_kernel_matrix(X, name="the precomputed kernel K(train, train)")
             return K, y
-        if not (callable(self.kernel) or isinstance(self.kernel, str)):
-            raise TypeError(f"kernel must be 'precomputed', a kernel name or a callable, "
-                            f"got {type(self.kernel).__name__}")
+        y = y if y is None else check_targets(y)
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.X_fit_ = X
         K = self._kernel_function()(X, X)
@@ -170,13 +206,6 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
         return False
 
     # ---- fit -------------------------------------------------------------------
-    def _check_params(self):
-        if not isinstance(self.n_folds, numbers.Integral) or self.n_folds < 2:
-            raise ValueError(f"n_folds must be an integer >= 2, got {self.n_folds!r}")
-        gamma = self.gamma
-        if not isinstance(gamma, numbers.Real) or not np.isfinite(gamma) or gamma <= 0:
-            raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
-
     def fit(self, X, y):
         """Fit the classifier.
 
@@ -192,9 +221,9 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
+        self._validate_params()
         K, y = self._train_kernel(X, y)
-        check_classification_targets(y)
+        y = check_targets(y, K.shape[0])
         self.classes_, codes = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
             raise ValueError(f"the training labels must contain at least 2 classes, got "

@@ -1,6 +1,7 @@
 """The classical least-squares SVM, for baselines and for the paper's Proposition 2."""
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 
 from .._memory import check_dense_allocation
@@ -47,6 +48,11 @@ class LSSVMClassifier(_KernelLSClassifier):
 
     _system_class = LSSVMSystem
 
+    _parameter_constraints: dict = {
+        **_KernelLSClassifier._parameter_constraints,
+        "calibration": [StrOptions({"stack"}), None],
+    }
+
     def __init__(self, kernel="precomputed", gamma=1.0, solver="auto", calibration=None,
                  regularization="auto", n_folds=10, kernel_params=None, tol=1e-10,
                  max_iter=None, random_state=None):
@@ -60,11 +66,6 @@ class LSSVMClassifier(_KernelLSClassifier):
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
-
-    def _check_params(self):
-        super()._check_params()
-        if self.calibration not in (None, "stack"):
-            raise ValueError(f"calibration must be None or 'stack', got {self.calibration!r}")
 
     def _stacking(self):
         return self.calibration == "stack"
