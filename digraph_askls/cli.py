@@ -11,6 +11,7 @@ import json
 import logging
 import sys
 import warnings
+from contextlib import contextmanager
 
 from .models import PRESETS
 
@@ -32,6 +33,52 @@ Run 'digraph-askls <command> --help' for the options of a command.
 """
 
 
+class _Notes:
+    """Warnings and notes for stderr, each on a line of its own after the progress bars.
+
+    The progress bars (tqdm, ``leave=False``) end by clearing their line with carriage
+    returns and no newline. On a terminal the cursor then sits at the start of an empty
+    line; in a pipe or a log file the next text would continue the bar's line. So the
+    first note after bars that were shown, on a stream that is not a terminal, starts
+    with a newline. Warnings raised while the bars run are held back until they finish
+    (see :func:`_held_warnings`).
+    """
+
+    def __init__(self, progress):
+        self.newline_first = progress and not _is_terminal(sys.stderr)
+
+    def write(self, text):
+        if self.newline_first:
+            sys.stderr.write("\n")
+            self.newline_first = False
+        print(text, file=sys.stderr)
+
+    def warning(self, caught):
+        text = warnings.formatwarning(caught.message, caught.category, caught.filename,
+                                      caught.lineno)
+        self.write(text.rstrip("\n"))
+
+
+def _is_terminal(stream):
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+@contextmanager
+def _held_warnings(notes):
+    """Record the warnings of a command and print them through ``notes`` at its end.
+
+    The warning filters in force still decide which are shown (once per place by
+    default); only when they are printed changes.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        yield caught
+    for item in caught:
+        notes.warning(item)
+
+
 def _load(name, data_home, download, seed):
     """A named dataset, or the built-in synthetic directed SBM ``"sbm"``."""
     from .datasets import load_dataset, make_directed_sbm
@@ -43,7 +90,7 @@ def _load(name, data_home, download, seed):
     return graph.name, graph.adjacency, graph.labels
 
 
-def _command_run(args):
+def _command_run(args, notes):
     from .experiments import evaluate_node_classifier, random_splits
     from .linalg import SingularSystemWarning
     from .models import NodeClassifier
@@ -64,11 +111,11 @@ def _command_run(args):
     singular = [w for w in caught if issubclass(w.category, SingularSystemWarning)]
     for other in caught:
         if other not in singular:
-            warnings.showwarning(other.message, other.category, other.filename, other.lineno)
+            notes.warning(other)
     if singular:
-        print(f"note: the training system was singular in {len(singular)} of {args.trials} "
-              f"splits and was solved by damped least squares, as the paper's authors do. "
-              f"First message: {singular[0].message}", file=sys.stderr)
+        notes.write(f"note: the training system was singular in {len(singular)} of "
+                    f"{args.trials} splits and was solved by damped least squares, as the "
+                    f"paper's authors do. First message: {singular[0].message}")
     summary = results.summary()
     if args.json:
         summary.update(dataset=args.dataset, train_size=args.train_size,
@@ -104,7 +151,7 @@ def _report(stem, rows, markdown, out_dir):
     return out
 
 
-def _command_table3(args):
+def _command_table3(args, notes):
     from .experiments import format_table3, plot_table3, run_table3
 
     rows = run_table3(args.datasets, n_trials=args.trials, data_home=args.data_home,
@@ -114,11 +161,11 @@ def _command_table3(args):
         try:
             plot_table3(rows, out / "table3.png")
         except ImportError as error:
-            print(f"no bar chart: {error}", file=sys.stderr)
+            notes.write(f"no bar chart: {error}")
     return 0
 
 
-def _command_table1(args):
+def _command_table1(args, notes):
     from .datasets import get_data_home
     from .experiments import format_table1, run_table1
     from .linalg import SingularSystemWarning
@@ -135,7 +182,7 @@ def _command_table1(args):
     return 0
 
 
-def _command_table4(args):
+def _command_table4(args, notes):
     from .experiments import format_table4, run_table4
     from .linalg import SingularSystemWarning
 
@@ -258,10 +305,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    notes = _Notes(progress=not getattr(args, "quiet", True))
     try:
-        return args.handler(args)
+        with _held_warnings(notes):
+            return args.handler(args, notes)
     except (ValueError, FileNotFoundError, OSError) as exc:
-        print(f"digraph-askls {args.command}: error: {exc}", file=sys.stderr)
+        notes.write(f"digraph-askls {args.command}: error: {exc}")
         return 2
 
 
