@@ -141,6 +141,12 @@ def test_bad_input_is_refused_with_a_clear_message(graph, kwargs, error, match):
         get_adjacency(graph, **kwargs)
 
 
+def test_an_empty_networkx_graph_is_a_value_error():
+    # networkx itself raises NetworkXError, which callers catching ValueError miss.
+    with pytest.raises(ValueError, match="at least one node, got 0 nodes"):
+        get_adjacency(nx.DiGraph())
+
+
 def test_labels_from_mapping_and_sequence():
     nodes = ["a", "b", "c", "d"]
     codes, names = get_labels({"d": "y", "a": "x", "b": None}, nodes)
