@@ -51,8 +51,10 @@ class PeerClassifier(FittedAttributesMixin, BaseEstimator):
 
     Attributes
     ----------
-    estimator_ : sknetwork classifier
-        The fitted scikit-network object.
+    estimator_ : sknetwork classifier or None
+        The fitted scikit-network object; None on a graph without edges, which
+        scikit-network rejects and where no vote can travel (each labelled node keeps
+        its label, the others get the most frequent class).
     labels_ : ndarray of int
         Predicted class code of every node.
     classes_ : ndarray
@@ -107,9 +109,13 @@ class PeerClassifier(FittedAttributesMixin, BaseEstimator):
         matrix = sparse.csr_matrix(adjacency, dtype=np.float64)
         if not self.directed:
             matrix = sparse.csr_matrix(matrix + matrix.T)
-        self.estimator_ = getattr(module, PEERS[self.method])(**(self.params or {}))
-        self.estimator_.fit(matrix, np.asarray(codes, dtype=np.int64))
-        self.labels_ = np.asarray(self.estimator_.predict()).ravel()
+        if matrix.nnz == 0:
+            self.estimator_ = None
+            self.labels_ = np.asarray(codes, dtype=np.int64)
+        else:
+            self.estimator_ = getattr(module, PEERS[self.method])(**(self.params or {}))
+            self.estimator_.fit(matrix, np.asarray(codes, dtype=np.int64))
+            self.labels_ = np.asarray(self.estimator_.predict()).ravel()
         self.nodes_ = list(nodes)
         self._node_index = NodeIndex(self.nodes_)
         self.classes_ = np.asarray(classes)
