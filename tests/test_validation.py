@@ -194,3 +194,17 @@ def test_tuple_node_names_are_names_not_arrays():
     graph = nx.relabel_nodes(_graph(), {i: ("n", i) for i in range(6)})
     clf = NodeClassifier(merge="average").fit(graph, {("n", k): v for k, v in LABELS.items()})
     assert clf.predict([("n", 2), ("n", 5)]).tolist() == ["a", "b"]
+
+
+@pytest.mark.parametrize("labels, kwargs, error, match", [
+    (np.array([0.0, np.nan, 1.0, 1.0]), {}, ValueError, "integer class codes .* got nan"),
+    (np.zeros((4, 2), dtype=int), {}, ValueError, r"1-D\), got shape \(4, 2\)"),
+    (np.array(["a", "b", "a", "b"]), {}, TypeError, "get_labels"),
+    (np.array([0, 1, 0, 1]), dict(train_size=np.nan), ValueError, "train_size must be a number"),
+    (np.array([0, 1, 0, 1]), dict(n_trials=0), ValueError, "n_trials must be an integer >= 1"),
+])
+def test_bad_input_of_the_split_protocol(labels, kwargs, error, match):
+    from digraph_askls.experiments import random_splits
+
+    with pytest.raises(error, match=match):
+        random_splits(labels, **kwargs)
