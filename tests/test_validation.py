@@ -208,3 +208,16 @@ def test_bad_input_of_the_split_protocol(labels, kwargs, error, match):
 
     with pytest.raises(error, match=match):
         random_splits(labels, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(n_trials=0), "n_trials must be an integer >= 1, got 0"),
+    (dict(cv=1), "cv must be an integer >= 2, got 1"),
+])
+def test_the_table_runners_check_their_protocol_before_any_work(tmp_path, kwargs, match):
+    from digraph_askls.experiments import run_table1, run_table4
+
+    with pytest.raises(ValueError, match=match):
+        run_table4(["heart"], data_home=tmp_path, **kwargs)   # no file: it would download
+    with pytest.raises(ValueError, match=match):
+        run_table1(tmp_path, **kwargs)                         # no images there

@@ -32,6 +32,18 @@ def _check_codes(labels):
     return labels
 
 
+def check_protocol(n_trials, cv=None):
+    """Raise ValueError unless ``n_trials >= 1`` and ``cv`` (if given) ``>= 2`` are integers.
+
+    The table runners call it first, before hours of features or searches.
+    """
+    if isinstance(n_trials, bool) or not isinstance(n_trials, numbers.Integral) or n_trials < 1:
+        raise ValueError(f"n_trials must be an integer >= 1, got {n_trials!r}")
+    if cv is not None and (isinstance(cv, bool) or not isinstance(cv, numbers.Integral)
+                           or cv < 2):
+        raise ValueError(f"cv must be an integer >= 2, got {cv!r}")
+
+
 def random_splits(labels, train_size=0.6, n_trials=10, random_state=None):
     """Random train/test splits of the labelled nodes, one seed per trial.
 
@@ -64,8 +76,7 @@ def random_splits(labels, train_size=0.6, n_trials=10, random_state=None):
     if isinstance(train_size, bool) or not isinstance(train_size, numbers.Real) \
             or not 0 < train_size < 1:
         raise ValueError(f"train_size must be a number in (0, 1), got {train_size!r}")
-    if isinstance(n_trials, bool) or not isinstance(n_trials, numbers.Integral) or n_trials < 1:
-        raise ValueError(f"n_trials must be an integer >= 1, got {n_trials!r}")
+    check_protocol(n_trials)
     labelled = np.flatnonzero(labels >= 0)
     n_train = int(round(train_size * labelled.size))
     base = 0 if random_state is None else int(random_state)

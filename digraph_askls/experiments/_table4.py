@@ -12,6 +12,7 @@ from tqdm.auto import tqdm
 from ..datasets import UCI_TABLES, load_uci
 from ..kernels import get_median_bandwidth
 from ..models import AsKLSClassifier, LSSVMClassifier
+from ._protocol import check_protocol
 
 __all__ = ["PAPER_TABLE4", "TABLE4_METHODS", "run_table4", "format_table4"]
 
@@ -76,6 +77,7 @@ def run_table4(datasets=None, n_trials=10, cv=10, data_home=None, random_state=0
         One row per dataset and method: accuracies per trial, mean, std, seconds, the
         chosen hyper-parameters, and the paper's figures.
     """
+    check_protocol(n_trials, cv)
     datasets = list(UCI_TABLES) if datasets is None else list(datasets)
     rows = []
     for name in datasets:
