@@ -11,8 +11,8 @@ import json
 import logging
 import sys
 import warnings
-from contextlib import contextmanager
 
+from ._notes import Notes, held_warnings
 from .models import PRESETS
 
 __all__ = ["main"]
@@ -31,52 +31,6 @@ EPILOG_MAIN = """examples:
 
 Run 'digraph-askls <command> --help' for the options of a command.
 """
-
-
-class _Notes:
-    """Warnings and notes for stderr, each on a line of its own after the progress bars.
-
-    The progress bars (tqdm, ``leave=False``) end by clearing their line with carriage
-    returns and no newline. On a terminal the cursor then sits at the start of an empty
-    line; in a pipe or a log file the next text would continue the bar's line. So the
-    first note after bars that were shown, on a stream that is not a terminal, starts
-    with a newline. Warnings raised while the bars run are held back until they finish
-    (see :func:`_held_warnings`).
-    """
-
-    def __init__(self, progress):
-        self.newline_first = progress and not _is_terminal(sys.stderr)
-
-    def write(self, text):
-        if self.newline_first:
-            sys.stderr.write("\n")
-            self.newline_first = False
-        print(text, file=sys.stderr)
-
-    def warning(self, caught):
-        text = warnings.formatwarning(caught.message, caught.category, caught.filename,
-                                      caught.lineno)
-        self.write(text.rstrip("\n"))
-
-
-def _is_terminal(stream):
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-@contextmanager
-def _held_warnings(notes):
-    """Record the warnings of a command and print them through ``notes`` at its end.
-
-    The warning filters in force still decide which are shown (once per place by
-    default); only when they are printed changes.
-    """
-    with warnings.catch_warnings(record=True) as caught:
-        yield caught
-    for item in caught:
-        notes.warning(item)
 
 
 def _load(name, data_home, download, seed):
@@ -305,9 +259,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    notes = _Notes(progress=not getattr(args, "quiet", True))
+    notes = Notes(progress=not getattr(args, "quiet", True))
     try:
-        with _held_warnings(notes):
+        with held_warnings(notes):
             return args.handler(args, notes)
     except (ValueError, FileNotFoundError, OSError) as exc:
         notes.write(f"digraph-askls {args.command}: error: {exc}")

@@ -1,26 +1,21 @@
 """Shared machinery of the kernel least-squares classifiers: fitting, views, stacking."""
 
 import warnings
-from numbers import Integral, Real
 
 import numpy as np
-import sklearn
 from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold, StratifiedKFold
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.utils.fixes import parse_version
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._fitted import FittedAttributesMixin
-from ..linalg import SOLVERS, SingularSystemWarning, check_kernel_matrix, solve_system
+from ..linalg import SingularSystemWarning, check_kernel_matrix, solve_system
 from ..kernels import VECTOR_KERNELS, restrict_kernel
 from ..kernels._restrict import views_pair_product
+from ._checks import SHARED_CONSTRAINTS, check_targets
+from ._stackers import joint_logistic_regression, unpenalized_logistic_regression
 from ._views import KernelViews, kernel_dot
 
 __all__ = []
@@ -35,63 +30,6 @@ def _as_kernel_block(K, name, shape):
     if K.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, got {K.shape}")
     return K
-
-
-#: Constraints of the parameters shared by the estimators on a kernel (scikit-learn's
-#: ``_parameter_constraints``); NaN fails every interval.
-SHARED_CONSTRAINTS = {
-    "gamma": [Interval(Real, 0, None, closed="neither")],
-    "solver": [StrOptions({"auto", *SOLVERS})],
-    "regularization": [StrOptions({"auto"}), None, Interval(Real, 0, None, closed="left")],
-    "n_folds": [Interval(Integral, 2, None, closed="left")],
-    "kernel_params": [dict, None],
-    "tol": [Interval(Real, 0, None, closed="left")],
-    "max_iter": [Interval(Integral, 1, None, closed="left"), None],
-    "random_state": ["random_state"],
-}
-
-
-def check_targets(y, n_samples=None):
-    """Class labels as a 1-D array (of ``n_samples`` entries if given), or a clear error.
-
-    A column vector ``(n, 1)`` is flattened with a ``DataConversionWarning``, as
-    scikit-learn does; wider arrays, NaN and continuous values raise ``ValueError``.
-    """
-    if isinstance(y, (str, bytes)):
-        raise TypeError(f"y must be an array-like of class labels, got {type(y).__name__}")
-    y = column_or_1d(y, warn=True)
-    if n_samples is not None and y.shape[0] != n_samples:
-        raise ValueError(f"y must have one label per training sample ({n_samples}), "
-                         f"got {y.shape[0]}")
-    if y.dtype.kind == "f" and np.isnan(y).any():
-        raise ValueError(f"y must hold class labels, got {int(np.isnan(y).sum())} NaN "
-                         f"value(s) among {y.size} (first at index {int(np.argmax(np.isnan(y)))})")
-    check_classification_targets(y)
-    return y
-
-
-def _unpenalized_logistic_regression():
-    """Logistic regression without penalty (MATLAB's ``glmfit``, as the authors used).
-
-    The features are standardised first (an unpenalised fit does not change under an
-    affine rescaling of its features, but the view scores of a strongly regularised
-    model are tiny), and the fit takes Newton steps on the Cholesky factor: with two
-    features per class it converges in a few steps, where L-BFGS needed seconds.
-    """
-    if parse_version(sklearn.__version__) >= parse_version("1.8"):
-        model = LogisticRegression(C=np.inf, solver="newton-cholesky", max_iter=1000)
-    else:
-        model = LogisticRegression(penalty=None, solver="newton-cholesky", max_iter=1000)
-    return make_pipeline(StandardScaler(), model)
-
-
-def _joint_logistic_regression():
-    """Multinomial logistic regression on standardised view scores of all classes.
-
-    A mild L2 penalty (C = 1) keeps the fit finite when the scores separate the classes,
-    which they often nearly do on the training folds.
-    """
-    return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=1000))
 
 
 class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator):
@@ -301,14 +239,14 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
             # One multinomial model on the view scores of every class: it can learn that
             # a class shows up as a pattern across the other classes' scores (e.g. flows
             # from class c - 1 into c and from c into c + 1), which per-class models miss.
-            self.stackers_ = [_joint_logistic_regression().fit(features.reshape(m, -1), codes)]
+            self.stackers_ = [joint_logistic_regression().fit(features.reshape(m, -1), codes)]
             return
         self.stackers_ = []
         for column in range(Y.shape[1]):
             target = (Y[:, column] > 0).astype(int)
             if target.min() == target.max():
                 raise ValueError("stacking needs both classes in every one-vs-rest column")
-            model = _unpenalized_logistic_regression()
+            model = unpenalized_logistic_regression()
             self.stackers_.append(model.fit(features[:, :, column], target))
 
     def _stacked_features(self, views):

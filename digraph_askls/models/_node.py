@@ -9,7 +9,7 @@ from .._fitted import FittedAttributesMixin
 from ..graph._index import NodeIndex
 from ..kernels import restrict_kernel
 from ._askls import MERGES, AsKLSClassifier
-from ._base import SHARED_CONSTRAINTS
+from ._checks import SHARED_CONSTRAINTS
 from ._views import KernelViews
 
 __all__ = ["NodeClassifier", "PRESETS", "LARGE_GRAPH_EDGES"]
