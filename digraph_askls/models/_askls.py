@@ -26,8 +26,11 @@ class AsKLSClassifier(_KernelLSClassifier):
         ``"precomputed"``: ``fit`` takes ``K(train, train)`` (dense, sparse or a
         LinearOperator) and prediction takes :class:`KernelViews` ``(K(new, train),
         K(train, new))``. A callable ``kernel(A, B, **kernel_params)`` returns
-        ``K(a_i, b_j)``. A name (``"sne"``, ``"t"``, ``"rbf"``) picks a vector kernel
-        normalised over the training set.
+        ``K(a_i, b_j)``. A name (``"sne"``, ``"t"``, ``"rbf"``) picks a vector kernel of
+        :mod:`digraph_askls.kernels`; the SNE and T kernels are normalised over the
+        training set, and their bandwidth ``sigma`` (``kernel_params``) defaults to
+        half the median distance between training samples, so that ``gamma = 1`` suits
+        features in any units.
     gamma : float, default=1.0
         Regularisation coefficient of the paper (larger fits the training data harder).
     solver : {"auto", "dense", "minres", "lsqr", "batched"}, default="auto"
