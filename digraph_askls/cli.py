@@ -12,6 +12,7 @@ import logging
 import sys
 import warnings
 
+from ._notes import Notes, held_warnings
 from .models import PRESETS
 
 __all__ = ["main"]
@@ -43,7 +44,7 @@ def _load(name, data_home, download, seed):
     return graph.name, graph.adjacency, graph.labels
 
 
-def _command_run(args):
+def _command_run(args, notes):
     from .experiments import evaluate_node_classifier, random_splits
     from .linalg import SingularSystemWarning
     from .models import NodeClassifier
@@ -64,11 +65,11 @@ def _command_run(args):
     singular = [w for w in caught if issubclass(w.category, SingularSystemWarning)]
     for other in caught:
         if other not in singular:
-            warnings.showwarning(other.message, other.category, other.filename, other.lineno)
+            notes.warning(other)
     if singular:
-        print(f"note: the training system was singular in {len(singular)} of {args.trials} "
-              f"splits and was solved by damped least squares, as the paper's authors do. "
-              f"First message: {singular[0].message}", file=sys.stderr)
+        notes.write(f"note: the training system was singular in {len(singular)} of "
+                    f"{args.trials} splits and was solved by damped least squares, as the "
+                    f"paper's authors do. First message: {singular[0].message}")
     summary = results.summary()
     if args.json:
         summary.update(dataset=args.dataset, train_size=args.train_size,
@@ -104,7 +105,7 @@ def _report(stem, rows, markdown, out_dir):
     return out
 
 
-def _command_table3(args):
+def _command_table3(args, notes):
     from .experiments import format_table3, plot_table3, run_table3
 
     rows = run_table3(args.datasets, n_trials=args.trials, data_home=args.data_home,
@@ -114,11 +115,11 @@ def _command_table3(args):
         try:
             plot_table3(rows, out / "table3.png")
         except ImportError as error:
-            print(f"no bar chart: {error}", file=sys.stderr)
+            notes.write(f"no bar chart: {error}")
     return 0
 
 
-def _command_table1(args):
+def _command_table1(args, notes):
     from .datasets import get_data_home
     from .experiments import format_table1, run_table1
     from .linalg import SingularSystemWarning
@@ -135,7 +136,7 @@ def _command_table1(args):
     return 0
 
 
-def _command_table4(args):
+def _command_table4(args, notes):
     from .experiments import format_table4, run_table4
     from .linalg import SingularSystemWarning
 
@@ -258,10 +259,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    notes = Notes(progress=not getattr(args, "quiet", True))
     try:
-        return args.handler(args)
+        with held_warnings(notes):
+            return args.handler(args, notes)
     except (ValueError, FileNotFoundError, OSError) as exc:
-        print(f"digraph-askls {args.command}: error: {exc}", file=sys.stderr)
+        notes.write(f"digraph-askls {args.command}: error: {exc}")
         return 2
 
 

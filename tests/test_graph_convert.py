@@ -141,11 +141,17 @@ def test_bad_input_is_refused_with_a_clear_message(graph, kwargs, error, match):
         get_adjacency(graph, **kwargs)
 
 
+def test_an_empty_networkx_graph_is_a_value_error():
+    # networkx itself raises NetworkXError, which callers catching ValueError miss.
+    with pytest.raises(ValueError, match="at least one node, got 0 nodes"):
+        get_adjacency(nx.DiGraph())
+
+
 def test_labels_from_mapping_and_sequence():
     nodes = ["a", "b", "c", "d"]
     codes, names = get_labels({"d": "y", "a": "x", "b": None}, nodes)
     assert codes.tolist() == [0, -1, -1, 1] and names == ["x", "y"]
-    codes, names = get_labels(np.array([2.0, np.nan, 7.0, 2.0]), nodes)
+    codes, names = get_labels(np.array([2.0, -1.0, 7.0, 2.0]), nodes)
     assert codes.tolist() == [0, -1, 1, 0] and names == [2, 7]
     codes, names = get_labels([("t", 1), "s", ("t", 1), None], nodes)
     assert codes.dtype == np.int64 and codes.tolist() == [0, 1, 0, -1]
@@ -159,6 +165,33 @@ def test_labels_errors():
         get_labels([0, 1, 1], ["a", "b"])
     with pytest.raises(TypeError, match="got int"):
         get_labels(3, ["a"])
+
+
+@pytest.mark.parametrize("labels, error, match", [
+    # NaN is not a mark of an unlabelled node (-1 and None are): it raises wherever it is.
+    (np.array([0.0, np.nan, 1.0]), ValueError, r"must not be NaN \(node 'b'\): mark unlabelled"),
+    ([0, float("nan"), 1], ValueError, r"must not be NaN \(node 'b'\)"),
+    ({"a": 0, "c": np.nan}, ValueError, r"must not be NaN \(node 'c'\)"),
+    (np.array(["x", None, np.nan], dtype=object), ValueError, r"must not be NaN \(node 'c'\)"),
+    (np.full(3, np.nan), ValueError, "must not be NaN"),
+    (np.array([0.0, 0.5, 1.0]), ValueError, r"whole numbers \(class codes\), got 0.5 for node 'b'"),
+    (np.array([0.0, np.inf, 1.0]), ValueError, "whole numbers"),
+    (np.zeros((3, 2)), ValueError, r"one-dimensional \(one label per node\), got shape \(3, 2\)"),
+    (np.zeros((3, 1, 1)), ValueError, "one-dimensional"),
+    ([[0], [1], [0]], TypeError, r"hashable .* got list \[0\] for node 'a'"),
+    ({"a": {1}}, TypeError, "hashable .* got set"),
+])
+def test_bad_labels_are_reported(labels, error, match):
+    with pytest.raises(error, match=match):
+        get_labels(labels, ["a", "b", "c"])
+
+
+def test_a_column_of_labels_is_flattened_with_a_warning():
+    from sklearn.exceptions import DataConversionWarning
+
+    with pytest.warns(DataConversionWarning, match=r"shape \(3, 1\) .* flattened"):
+        codes, names = get_labels(np.array([[1], [-1], [2]]), ["a", "b", "c"])
+    assert codes.tolist() == [0, -1, 1] and names == [1, 2]
 
 
 def test_graph_checks_and_round_trip():

@@ -298,25 +298,50 @@ def test_large_dense_cholesky_runs_on_one_blas_thread(monkeypatch):
     # CHOLESKY_THREADED_MAX the damped dense solve limits BLAS to one thread.
     from threadpoolctl import threadpool_info
 
-    from digraph_askls.linalg import _solve
+    from digraph_askls.linalg import _dense
 
     K, kernel, y = make_problem(20, 7, "dense")
     system = AsKLSSystem(kernel, 1.0)
     reference = solve_system(system, y, solver="dense", regularization=1.0).x
     seen = []
-    original = _solve.threadpool_limits
+    original = _dense._one_blas_thread
 
-    def spy(*args, **kwargs):
-        limiter = original(*args, **kwargs)
+    def spy():
+        limiter = original()
         seen.append([pool["num_threads"] for pool in threadpool_info()
                      if pool["user_api"] == "blas"])
         return limiter
 
-    monkeypatch.setattr(_solve, "CHOLESKY_THREADED_MAX", 10)
-    monkeypatch.setattr(_solve, "threadpool_limits", spy)
+    monkeypatch.setattr(_dense, "THREADED_MIN", 0)
+    monkeypatch.setattr(_dense, "CHOLESKY_THREADED_MAX", 10)
+    monkeypatch.setattr(_dense, "_one_blas_thread", spy)
     limited = solve_system(system, y, solver="dense", regularization=1.0).x
     assert seen and all(n == 1 for n in seen[0])
     np.testing.assert_allclose(limited, reference, rtol=1e-12, atol=1e-14)
+
+
+def test_small_dense_solves_run_on_one_blas_thread(monkeypatch):
+    # Starting threads costs more than a small factorisation; on a busy machine, far more.
+    from threadpoolctl import threadpool_info
+
+    from digraph_askls.linalg import _dense
+
+    seen = []
+    original = _dense._one_blas_thread
+
+    def spy():
+        limiter = original()
+        seen.append([pool["num_threads"] for pool in threadpool_info()
+                     if pool["user_api"] == "blas"])
+        return limiter
+
+    monkeypatch.setattr(_dense, "_one_blas_thread", spy)
+    K, kernel, y = make_problem(20, 8, "dense")
+    solve_system(AsKLSSystem(kernel, 0.5), y, solver="dense", regularization=None)
+    assert len(seen) == 1 and all(n == 1 for n in seen[0])
+    monkeypatch.setattr(_dense, "THREADED_MIN", 10)
+    solve_system(AsKLSSystem(kernel, 0.5), y, solver="dense", regularization=None)
+    assert len(seen) == 1
 
 
 def test_cg_with_no_iteration_allowed_reports_not_converged():

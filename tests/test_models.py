@@ -148,9 +148,11 @@ def test_stack_train_features_are_the_training_view_scores():
 
 def test_bad_parameters_raise():
     _, y, K = random_problem()
-    with pytest.raises(ValueError, match="unknown merge 'max'"):
+    with pytest.raises(ValueError, match="The 'merge' parameter of AsKLSClassifier must be "
+                                         "a str among .* Got 'max' instead"):
         AsKLSClassifier(merge="max").fit(K, y)
-    with pytest.raises(ValueError, match="gamma must be a positive"):
+    with pytest.raises(ValueError, match=r"The 'gamma' parameter of AsKLSClassifier must be "
+                                         r"a float in the range \(0.0, inf\). Got -1.0"):
         AsKLSClassifier(gamma=-1.0).fit(K, y)
     with pytest.raises(ValueError, match="at least 2 classes"):
         AsKLSClassifier().fit(K, np.zeros(y.size))

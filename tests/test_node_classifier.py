@@ -52,7 +52,7 @@ def test_labels_as_dict_of_names_and_predict_by_node_name():
     assert set(both) == {"source", "target"} and both["source"].shape == (2,)
     with pytest.raises(ValueError, match="node 'z' is not in the fitted graph"):
         clf.predict(["z"])
-    with pytest.raises(ValueError, match="unknown preset 'fast'"):
+    with pytest.raises(ValueError, match="'preset' parameter of NodeClassifier .*'fast'"):
         NodeClassifier(preset="fast").fit(graph, {"a": "x", "d": "y"})
     with pytest.raises(ValueError, match="at least 2 classes"):
         NodeClassifier().fit(graph, {"a": "x"})
@@ -121,7 +121,7 @@ def test_auto_preset_takes_large_only_on_large_graphs_with_default_parameters(mo
     # A parameter the preset would override, set by the user, keeps the defaults' path.
     assert NodeClassifier(gamma=0.1).fit(adjacency, known).preset_ is None
     assert NodeClassifier(preset=None).fit(adjacency, known).preset_ is None
-    with pytest.raises(ValueError, match="unknown preset 'huge'"):
+    with pytest.raises(ValueError, match="'preset' parameter of NodeClassifier .*'huge'"):
         NodeClassifier(preset="huge").fit(adjacency, known)
 
 

@@ -28,5 +28,14 @@ def test_peer_keeps_node_names_and_rejects_unknown_nodes():
     assert clf.predict(["c", "f"]).tolist() == ["x", "y"]
     with pytest.raises(ValueError, match="not in the fitted graph"):
         clf.predict(["z"])
-    with pytest.raises(ValueError, match="unknown peer method"):
+    with pytest.raises(ValueError, match="The 'method' parameter of PeerClassifier must be a "
+                                         "str among .*Got 'nope' instead"):
         PeerClassifier("nope").fit(edges, {"a": "x", "d": "y"})
+
+
+def test_peer_on_a_graph_without_edges_keeps_the_known_labels():
+    # scikit-network rejects an adjacency without entries; no vote can travel anyway.
+    pytest.importorskip("sknetwork")
+    clf = PeerClassifier().fit(np.zeros((4, 4)), [0, 1, 1, -1])
+    assert clf.estimator_ is None
+    assert clf.predict().tolist() == [0, 1, 1, 1]

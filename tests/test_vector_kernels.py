@@ -12,6 +12,7 @@ from digraph_askls.kernels import (
     VECTOR_KERNELS,
     DiagonalGMMs,
     get_gmm_kl_divergences,
+    get_median_bandwidth,
     get_vector_kernel,
     kl_gmm_kernel,
     rbf_kernel,
@@ -48,10 +49,12 @@ def _naive_t(X, Y, Z):
 @settings(max_examples=50, deadline=None)
 @given(X=_points(4), Z=_points(6))
 def test_rows_sum_to_one_over_reference(kernel, X, Z):
-    K = kernel(X, Z, reference=Z)
+    K = kernel(X, Z, sigma=1.0, reference=Z, normalize="sum")
     assert K.shape == (4, 6)
     np.testing.assert_allclose(K.sum(axis=1), 1.0, rtol=1e-12)
     assert np.all(K >= 0)
+    # the default normaliser is the mean: the paper's kernel times n_reference
+    np.testing.assert_allclose(kernel(X, Z, sigma=1.0, reference=Z), 6 * K, rtol=1e-12)
 
 
 @settings(max_examples=50, deadline=None)
@@ -59,14 +62,15 @@ def test_rows_sum_to_one_over_reference(kernel, X, Z):
 def test_sne_matches_naive_formula(X, Y, Z, sigma):
     # small coordinates: the naive formula must not underflow to 0 / 0
     expected = _naive_sne(X, Y, Z, sigma)
-    np.testing.assert_allclose(sne_kernel(X, Y, sigma=sigma, reference=Z), expected,
-                               rtol=1e-9, atol=1e-300)
+    np.testing.assert_allclose(sne_kernel(X, Y, sigma=sigma, reference=Z, normalize="sum"),
+                               expected, rtol=1e-9, atol=1e-300)
 
 
 @settings(max_examples=50, deadline=None)
 @given(X=_points(3), Y=_points(4), Z=_points(5))
 def test_t_matches_naive_formula(X, Y, Z):
-    np.testing.assert_allclose(t_kernel(X, Y, reference=Z), _naive_t(X, Y, Z), rtol=1e-12)
+    np.testing.assert_allclose(t_kernel(X, Y, sigma=1.0, reference=Z, normalize="sum"),
+                               _naive_t(X, Y, Z), rtol=1e-12)
 
 
 def test_reference_defaults_to_y():
@@ -91,7 +95,7 @@ def test_asymmetric(kernel):
 def test_large_distances_are_stable(kernel):
     X = np.array([[0.0], [1e3], [1e150]])
     Z = np.array([[1e4], [2e4], [-1e140]])
-    K = kernel(X, Z, reference=Z)
+    K = kernel(X, Z, sigma=1.0, reference=Z, normalize="sum")
     assert np.all(np.isfinite(K))
     np.testing.assert_allclose(K.sum(axis=1), 1.0)
     # with every reference point far away the nearest one takes (nearly) all the mass
@@ -102,7 +106,7 @@ def test_large_distances_are_stable(kernel):
 def test_sne_small_sigma_is_nearest_neighbour():
     X = np.array([[0.0], [2.9]])
     Z = np.array([[1.0], [3.0]])
-    K = sne_kernel(X, Z, sigma=1e-3)
+    K = sne_kernel(X, Z, sigma=1e-3, normalize="sum")
     np.testing.assert_allclose(K, [[1.0, 0.0], [0.0, 1.0]])
 
 
@@ -145,6 +149,54 @@ def test_feature_mismatch_is_reported(kernel):
 def test_bad_sigma(sigma):
     with pytest.raises(ValueError, match="sigma must be a positive finite number"):
         sne_kernel(np.zeros((2, 2)), sigma=sigma)
+
+
+@pytest.mark.parametrize("kernel", ASYMMETRIC)
+@settings(max_examples=30, deadline=None)
+@given(X=_points(5), Z=_points(6), scale=st.floats(1e-3, 1e3))
+def test_default_bandwidth_makes_the_kernel_independent_of_units(kernel, X, Z, scale):
+    # sigma="auto" follows the reference set: rescaling every feature changes nothing.
+    np.testing.assert_allclose(kernel(scale * X, scale * Z, reference=scale * Z),
+                               kernel(X, Z, reference=Z), rtol=1e-8, atol=1e-300)
+
+
+@pytest.mark.parametrize("name", ["sne", "t"])
+def test_classifier_with_default_kernel_ignores_the_units(name):
+    from digraph_askls import AsKLSClassifier
+
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(0.0, 1.0, size=(20, 4)), rng.normal(1.0, 1.0, size=(20, 4))])
+    y = np.repeat([0, 1], 20)
+    small = AsKLSClassifier(kernel=name).fit(X, y).decision_function(X)
+    large = AsKLSClassifier(kernel=name).fit(1000 * X, y).decision_function(1000 * X)
+    np.testing.assert_allclose(large, small, rtol=1e-6, atol=1e-9)
+
+
+def test_median_bandwidth():
+    X = np.array([[0.0], [1.0], [3.0], [3.0]])     # distinct distances 1, 2, 3, 2, 3
+    assert get_median_bandwidth(X) == 1.0
+    assert get_median_bandwidth(np.ones((4, 2))) == 1.0        # all samples coincide
+    assert get_median_bandwidth(np.zeros((1, 3))) == 1.0
+    rng = np.random.default_rng(0)
+    big = rng.normal(size=(3000, 4))
+    # evenly spaced rows stand for the whole set
+    assert abs(get_median_bandwidth(big) / get_median_bandwidth(big, max_samples=3000)
+               - 1) < 0.05
+    with pytest.raises(ValueError, match="max_samples must be an integer >= 2, got 1"):
+        get_median_bandwidth(big, max_samples=1)
+
+
+@pytest.mark.parametrize("kernel", ASYMMETRIC)
+def test_t_and_sne_parameters_are_checked(kernel):
+    X = np.zeros((2, 2))
+    with pytest.raises(ValueError, match=r"normalize must be one of \['mean', 'sum'\], got 'max'"):
+        kernel(X, normalize="max")
+    with pytest.raises(ValueError, match="sigma must be a positive finite number or 'auto'"):
+        kernel(X, sigma="median")
+    with pytest.raises(TypeError, match="sigma must be a positive finite number, got None"):
+        kernel(X, sigma=None)
+    with pytest.raises(ValueError, match="X contains NaN"):
+        kernel(np.array([[0.0, np.nan]]))
 
 
 # --- KL kernel between diagonal Gaussian mixtures -------------------------------------------

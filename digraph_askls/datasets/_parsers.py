@@ -249,7 +249,9 @@ def load_ogb_raw(raw_dir, name=""):
                 f"{counts.tolist()}"
             )
     adjacency, nodes = adjacency_from_index_edges(edges, n)
-    labels, class_names = get_labels(values[:, 0], nodes)
+    # OGB writes "nan" for the nodes without a label; the library marks them with -1.
+    codes = np.where(np.isnan(values[:, 0]), -1.0, values[:, 0])
+    labels, class_names = get_labels(codes, nodes)
     return Graph(adjacency, labels, nodes, class_names, name=name)
 
 

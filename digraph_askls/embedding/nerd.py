@@ -17,6 +17,7 @@ from tqdm.auto import tqdm
 
 from ._sampling import NeighborSampler, NodeTable, alternating_walks
 
+from .._fitted import FittedAttributesMixin
 from ..graph import get_adjacency
 
 __all__ = ["NERD"]
@@ -45,7 +46,7 @@ def _check_param(value, name, kind, minimum):
     return kind(value)
 
 
-class NERD(BaseEstimator):
+class NERD(FittedAttributesMixin, BaseEstimator):
     """Source and target node embeddings of a directed graph (NERD).
 
     Every node ``v`` gets a source embedding ``phi_s(v)`` and a target

@@ -12,7 +12,11 @@ import importlib
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
+
+from .._fitted import FittedAttributesMixin
+from ..graph._index import NodeIndex
 
 __all__ = ["PeerClassifier", "PEERS"]
 
@@ -32,7 +36,7 @@ def _import_sknetwork_classification():
         ) from exc
 
 
-class PeerClassifier(BaseEstimator):
+class PeerClassifier(FittedAttributesMixin, BaseEstimator):
     """A scikit-network node classifier with the :class:`NodeClassifier` protocol.
 
     Parameters
@@ -47,8 +51,10 @@ class PeerClassifier(BaseEstimator):
 
     Attributes
     ----------
-    estimator_ : sknetwork classifier
-        The fitted scikit-network object.
+    estimator_ : sknetwork classifier or None
+        The fitted scikit-network object; None on a graph without edges, which
+        scikit-network rejects and where no vote can travel (each labelled node keeps
+        its label, the others get the most frequent class).
     labels_ : ndarray of int
         Predicted class code of every node.
     classes_ : ndarray
@@ -63,6 +69,12 @@ class PeerClassifier(BaseEstimator):
     >>> PeerClassifier().fit(edges, labels).predict([2, 5]).tolist()
     [0, 1]
     """
+
+    _parameter_constraints: dict = {
+        "method": [StrOptions(set(PEERS))],
+        "directed": ["boolean"],
+        "params": [dict, None],
+    }
 
     def __init__(self, method="pagerank", directed=False, params=None):
         self.method = method
@@ -87,8 +99,7 @@ class PeerClassifier(BaseEstimator):
         """
         from ..graph import get_adjacency, get_labels
 
-        if self.method not in PEERS:
-            raise ValueError(f"unknown peer method {self.method!r}; choose from {sorted(PEERS)}")
+        self._validate_params()
         module = _import_sknetwork_classification()
         adjacency, nodes = get_adjacency(graph, nodelist=nodelist, weight=weight)
         codes, classes = get_labels(labels, nodes)
@@ -98,11 +109,15 @@ class PeerClassifier(BaseEstimator):
         matrix = sparse.csr_matrix(adjacency, dtype=np.float64)
         if not self.directed:
             matrix = sparse.csr_matrix(matrix + matrix.T)
-        self.estimator_ = getattr(module, PEERS[self.method])(**(self.params or {}))
-        self.estimator_.fit(matrix, np.asarray(codes, dtype=np.int64))
-        self.labels_ = np.asarray(self.estimator_.predict()).ravel()
+        if matrix.nnz == 0:
+            self.estimator_ = None
+            self.labels_ = np.asarray(codes, dtype=np.int64)
+        else:
+            self.estimator_ = getattr(module, PEERS[self.method])(**(self.params or {}))
+            self.estimator_.fit(matrix, np.asarray(codes, dtype=np.int64))
+            self.labels_ = np.asarray(self.estimator_.predict()).ravel()
         self.nodes_ = list(nodes)
-        self._index = {node: i for i, node in enumerate(self.nodes_)}
+        self._node_index = NodeIndex(self.nodes_)
         self.classes_ = np.asarray(classes)
         return self
 
@@ -113,14 +128,7 @@ class PeerClassifier(BaseEstimator):
         training class.
         """
         check_is_fitted(self)
-        if nodes is None:
-            index = np.arange(len(self.nodes_))
-        else:
-            missing = [node for node in nodes if node not in self._index]
-            if missing:
-                raise ValueError(f"nodes {missing[:5]!r} are not in the fitted graph "
-                                 f"({len(self.nodes_)} nodes)")
-            index = np.asarray([self._index[node] for node in nodes], dtype=np.int64)
+        index = self._node_index.positions(nodes)
         codes = self.labels_[index]
         known = self.labels_[self.labels_ >= 0]
         fallback = np.bincount(known).argmax() if known.size else 0

@@ -1,6 +1,7 @@
 """The evaluation protocol of the paper: random splits, micro- and macro-F1 over trials."""
 
 import logging
+import numbers
 import time
 from dataclasses import dataclass, field
 
@@ -11,6 +12,36 @@ from tqdm.auto import tqdm
 __all__ = ["random_splits", "fixed_splits", "evaluate_node_classifier", "TrialResults"]
 
 logger = logging.getLogger(__name__)
+
+
+def _check_codes(labels):
+    """Class codes of the nodes as a 1-D int array (``-1`` unlabelled), or a clear error."""
+    labels = np.asarray(labels)
+    if labels.ndim != 1:
+        raise ValueError(f"labels must be one class code per node (1-D), got shape "
+                         f"{labels.shape}")
+    if labels.dtype == bool or not np.issubdtype(labels.dtype, np.number):
+        raise TypeError(f"labels must be integer class codes (-1 for unlabelled nodes), got "
+                        f"dtype {labels.dtype}; encode names with digraph_askls.graph.get_labels")
+    if not np.issubdtype(labels.dtype, np.integer):
+        whole = np.isfinite(labels) & (labels == np.round(labels))
+        if not whole.all():
+            raise ValueError(f"labels must be integer class codes (-1 for unlabelled nodes), "
+                             f"got {float(labels[~whole][0])!r}")
+        labels = labels.astype(np.int64)
+    return labels
+
+
+def check_protocol(n_trials, cv=None):
+    """Raise ValueError unless ``n_trials >= 1`` and ``cv`` (if given) ``>= 2`` are integers.
+
+    The table runners call it first, before hours of features or searches.
+    """
+    if isinstance(n_trials, bool) or not isinstance(n_trials, numbers.Integral) or n_trials < 1:
+        raise ValueError(f"n_trials must be an integer >= 1, got {n_trials!r}")
+    if cv is not None and (isinstance(cv, bool) or not isinstance(cv, numbers.Integral)
+                           or cv < 2):
+        raise ValueError(f"cv must be an integer >= 2, got {cv!r}")
 
 
 def random_splits(labels, train_size=0.6, n_trials=10, random_state=None):
@@ -41,9 +72,11 @@ def random_splits(labels, train_size=0.6, n_trials=10, random_state=None):
     >>> [(len(train), len(test)) for _, train, test in splits]
     [(2, 2), (2, 2)]
     """
-    labels = np.asarray(labels)
-    if not 0 < train_size < 1:
-        raise ValueError(f"train_size must be in (0, 1), got {train_size!r}")
+    labels = _check_codes(labels)
+    if isinstance(train_size, bool) or not isinstance(train_size, numbers.Real) \
+            or not 0 < train_size < 1:
+        raise ValueError(f"train_size must be a number in (0, 1), got {train_size!r}")
+    check_protocol(n_trials)
     labelled = np.flatnonzero(labels >= 0)
     n_train = int(round(train_size * labelled.size))
     base = 0 if random_state is None else int(random_state)
@@ -174,7 +207,7 @@ def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name
     -------
     TrialResults
     """
-    labels = np.asarray(labels)
+    labels = _check_codes(labels)
     results = TrialResults(name)
     if n_jobs is None:
         outputs = (_run_trial(make_classifier, adjacency, labels, *split) for split in splits)

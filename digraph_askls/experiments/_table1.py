@@ -17,6 +17,7 @@ from tqdm.auto import tqdm
 
 from ..models import AsKLSClassifier, KernelViews, LSSVMClassifier
 from ._corel import fit_image_gmms, get_corel_features, get_kl_divergences, load_corel
+from ._protocol import check_protocol
 
 __all__ = ["PAPER_TABLE1", "TABLE1_METHODS", "evaluate_kl_kernel", "run_table1",
            "format_table1"]
@@ -221,6 +222,7 @@ def run_table1(corel_dir, *, n_trials=10, n_components=16, cache_dir=None, rando
         The rows of :func:`evaluate_kl_kernel` with ``paper_micro`` and ``paper_macro``
         ((mean, std), or None for a method the paper does not report) and the settings.
     """
+    check_protocol(n_trials, cv)
     start = time.perf_counter()
     images, labels = load_corel(corel_dir)
     features = get_corel_features(images, step=4, colour=colour, max_blocks=1000,

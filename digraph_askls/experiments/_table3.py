@@ -20,6 +20,7 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC, LinearSVC
 from tqdm.auto import tqdm
 
+from .._memory import check_dense_allocation
 from ..datasets import load_dataset
 from ..kernels import get_in_degree_kernel, get_symmetrized_kernel, restrict_kernel
 from ..linalg import SingularSystemWarning
@@ -80,6 +81,10 @@ def _symmetrised_methods(K_sym, labels, train, test, seed):
     K_test = restrict_kernel(K_sym, test, train)
 
     def svm():
+        # scikit-learn's SVC takes a precomputed kernel as a dense array only.
+        check_dense_allocation((K_train.shape[0] + K_test.shape[0], K_train.shape[1]),
+                               what="the dense symmetrised kernel of the SVM baseline",
+                               remedy="run the SVM baseline on a smaller graph")
         model = OneVsRestClassifier(SVC(kernel="precomputed", C=1.0))
         return model.fit(K_train.toarray(), labels[train]).predict(K_test.toarray())
 

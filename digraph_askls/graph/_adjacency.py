@@ -112,6 +112,9 @@ def _check_nodelist(nodelist):
 
 
 def _from_networkx(graph, nodelist, weight):
+    if graph.number_of_nodes() == 0:
+        # networkx would raise its own NetworkXError ("no nodes or edges").
+        raise ValueError("the graph must have at least one node, got 0 nodes")
     if nodelist is None:
         nodelist = list(graph.nodes)
     else:

@@ -1,9 +1,11 @@
 """Conversion of node labels to integer codes aligned with a node order."""
 
 import math
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
+from sklearn.exceptions import DataConversionWarning
 
 __all__ = ["get_labels"]
 
@@ -16,8 +18,13 @@ def get_labels(labels, nodes):
     labels : mapping or array-like
         Either a mapping ``node -> label`` (nodes absent from it are unlabelled), or a
         sequence of length ``len(nodes)`` giving the label of each node in order.
-        Labels may be any hashables. Unlabelled: ``None``, NaN, and, for integer
-        labels, any negative value.
+        Labels may be any hashables: integers, strings, tuples. **Unlabelled** nodes are
+        marked by ``None``, by absence from a mapping, or by a negative integer (``-1``;
+        also ``-1.0`` in a float array of whole numbers). NaN is *not* a mark of an
+        unlabelled node: it usually comes from a failed conversion, and it raises
+        (replace it first, e.g. ``numpy.where(numpy.isnan(y), -1, y)``). Float labels
+        must be whole numbers; continuous values raise, as scikit-learn's classifiers do.
+        A column vector ``(n, 1)`` is flattened with a ``DataConversionWarning``.
     nodes : sequence of hashables
         The node order, as returned by :func:`get_adjacency`.
 
@@ -32,9 +39,10 @@ def get_labels(labels, nodes):
     Raises
     ------
     ValueError
-        If a sequence has the wrong length or a mapping names unknown nodes.
+        If a sequence has the wrong length or shape, a mapping names unknown nodes, or a
+        label is NaN, infinite or a non-whole float.
     TypeError
-        If ``labels`` is neither a mapping nor a sequence.
+        If ``labels`` is neither a mapping nor a sequence, or a label is unhashable.
 
     Examples
     --------
@@ -46,6 +54,10 @@ def get_labels(labels, nodes):
     ['blue', 'red']
     >>> get_labels([3, 1, -1], ["a", "b", "c"])
     (array([ 1,  0, -1]), [1, 3])
+    >>> get_labels([3.0, float("nan"), -1.0], ["a", "b", "c"])
+    Traceback (most recent call last):
+    ...
+    ValueError: labels must not be NaN (node 'b'): mark unlabelled nodes with -1 or None
     """
     nodes = list(nodes)
     if isinstance(labels, Mapping):
@@ -65,14 +77,15 @@ def get_labels(labels, nodes):
             f"node, got {type(labels).__name__}"
         )
     else:
-        values = _as_list(labels)
+        values = _as_list(labels, nodes)
         if len(values) != len(nodes):
             raise ValueError(
                 f"labels must have one entry per node ({len(nodes)}), got {len(values)}"
             )
         if isinstance(values, np.ndarray):
             return _encode_integers(values)
-    values = [None if _is_missing(value) else value for value in values]
+    values = [None if _is_unlabelled(value, node) else value
+              for value, node in zip(values, nodes)]
     class_names = _class_names(value for value in values if value is not None)
     code_of = {name: code for code, name in enumerate(class_names)}
     codes = np.fromiter(
@@ -81,23 +94,28 @@ def get_labels(labels, nodes):
     return codes, class_names
 
 
-def _as_list(labels):
+def _as_list(labels, nodes):
     """Return a list of labels, or an int64 array (-1 = unlabelled) for numeric labels."""
     if isinstance(labels, (list, tuple)):
         return list(labels)
     array = np.asarray(labels)
     if array.ndim == 2 and array.shape[1] == 1:
+        warnings.warn(f"labels of shape {array.shape} (a column vector) were flattened to "
+                      f"shape ({array.shape[0]},); pass a one-dimensional array",
+                      DataConversionWarning, stacklevel=3)
         array = array[:, 0]
     if array.ndim != 1:
-        raise ValueError(f"labels must be one-dimensional, got shape {array.shape}")
+        raise ValueError(f"labels must be one-dimensional (one label per node), got shape "
+                         f"{array.shape}")
     if np.issubdtype(array.dtype, np.integer) and array.dtype != bool:
         return np.where(array < 0, -1, array).astype(np.int64)
     if np.issubdtype(array.dtype, np.floating):
-        missing = np.isnan(array)
-        whole = np.isfinite(array) & (array == np.round(array))
-        if np.all(whole | missing):
-            array = np.where(missing | (array < 0), -1, array)
-            return array.astype(np.int64)
+        bad = ~np.isfinite(array) | (array != np.round(array))
+        if bad.any() and len(array) == len(nodes):
+            first = int(np.argmax(bad))
+            _check_float(float(array[first]), nodes[first])
+        if not bad.any():
+            return np.where(array < 0, -1, array).astype(np.int64)
     return array.tolist()
 
 
@@ -109,12 +127,29 @@ def _encode_integers(values):
     return codes, class_names.tolist()
 
 
-def _is_missing(value):
+def _check_float(value, node):
+    if math.isnan(value):
+        raise ValueError(f"labels must not be NaN (node {node!r}): mark unlabelled nodes "
+                         "with -1 or None")
+    if not math.isfinite(value) or value != round(value):
+        raise ValueError(f"float labels must be whole numbers (class codes), got {value!r} "
+                         f"for node {node!r}; pass class names or integer codes")
+
+
+def _is_unlabelled(value, node):
     if value is None:
         return True
-    if isinstance(value, float) and math.isnan(value):
-        return True
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value < 0
+    if isinstance(value, (float, np.floating)):
+        _check_float(float(value), node)
+        return value < 0
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return value < 0
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"labels must be hashable (a class name or code), got "
+                        f"{type(value).__name__} {value!r} for node {node!r}") from None
+    return False
 
 
 def _class_names(values):

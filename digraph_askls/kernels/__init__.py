@@ -1,5 +1,6 @@
 """kernels layer of digraph_askls: graph kernels, vector kernels, registries, sub-blocks."""
 
+from digraph_askls.kernels._bandwidth import get_median_bandwidth
 from digraph_askls.kernels._graph import get_in_degree_kernel, get_symmetrized_kernel
 from digraph_askls.kernels._kl import DiagonalGMMs, get_gmm_kl_divergences, kl_gmm_kernel
 from digraph_askls.kernels._registry import KERNELS, get_graph_kernel, register_graph_kernel
@@ -21,6 +22,7 @@ __all__ = [
     "get_gmm_kl_divergences",
     "get_graph_kernel",
     "get_in_degree_kernel",
+    "get_median_bandwidth",
     "get_ppr_kernel",
     "get_symmetrized_kernel",
     "get_vector_kernel",

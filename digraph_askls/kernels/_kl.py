@@ -11,6 +11,8 @@ import logging
 import numpy as np
 from tqdm.auto import tqdm
 
+from digraph_askls._memory import check_dense_allocation
+
 __all__ = ["DiagonalGMMs", "get_gmm_kl_divergences", "kl_gmm_kernel"]
 
 logger = logging.getLogger(__name__)
@@ -253,6 +255,9 @@ def get_gmm_kl_divergences(gmms_X, gmms_Y=None, *, n_samples=1000, random_state=
     if gmms_Y.n_features != gmms_X.n_features:
         raise ValueError(f"gmms_Y must have {gmms_X.n_features} features like gmms_X, "
                          f"got {gmms_Y.n_features}")
+    check_dense_allocation((len(gmms_X), len(gmms_Y)),
+                           what=f"the KL divergences of {len(gmms_X)} x {len(gmms_Y)} mixtures",
+                           remedy="compute them in row blocks (gmms_X[start:stop])")
     rngs = _get_rng(random_state).spawn(len(gmms_X))
     terms = gmms_Y._score_terms()
     batch = max(1, _MAX_ELEMENTS // (n_samples * len(gmms_Y) * gmms_Y.n_components))
@@ -307,6 +312,12 @@ def kl_gmm_kernel(gmms_X, gmms_Y=None, *, a=1.0, n_samples=1000, random_state=No
     a = float(a)
     if not np.isfinite(a) or a <= 0:
         raise ValueError(f"a must be a positive finite number, got {a!r}")
+    gmms_X = _check_gmms(gmms_X, "gmms_X")
+    gmms_Y = gmms_X if gmms_Y is None else _check_gmms(gmms_Y, "gmms_Y")
+    check_dense_allocation((2, len(gmms_X), len(gmms_Y)),
+                           what=f"the KL kernel of {len(gmms_X)} x {len(gmms_Y)} mixtures",
+                           remedy="compute it in row blocks (gmms_X[start:stop])")
     divergences = get_gmm_kl_divergences(gmms_X, gmms_Y, n_samples=n_samples,
                                          random_state=random_state)
-    return np.exp(-a * divergences)
+    divergences *= -a
+    return np.exp(divergences, out=divergences)

@@ -4,6 +4,8 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.linalg import LinearOperator
 
+from digraph_askls._memory import check_dense_allocation
+
 __all__ = ["restrict_kernel", "views_pair_product"]
 
 
@@ -52,6 +54,9 @@ def restrict_kernel(K, rows, cols):
     if sparse.issparse(K):
         return K.tocsr()[rows][:, cols]
     if isinstance(K, np.ndarray):
+        check_dense_allocation((rows.size, cols.size), K.dtype,
+                               what="the dense kernel block K[rows][:, cols]",
+                               remedy="pass the kernel as a sparse matrix or a LinearOperator")
         return K[np.ix_(rows, cols)]
     raise TypeError(
         f"K must be a numpy array, a sparse matrix or a LinearOperator, got {type(K).__name__}"

@@ -14,6 +14,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.linalg import LinearOperator
 
+from digraph_askls._memory import check_dense_allocation
 from digraph_askls.graph import get_adjacency
 
 __all__ = ["WalkSeriesKernel", "default_n_threads", "get_walk_matrix", "get_ppr_kernel"]
@@ -333,6 +334,10 @@ class WalkSeriesKernel(LinearOperator):
 
     def to_dense(self):
         """Form the dense kernel (for tests on small graphs only)."""
+        check_dense_allocation(
+            (3,) + self.shape, what=f"the dense walk kernel of {self.shape[0]} nodes",
+            remedy="use the kernel as an operator (its products), or restrict_kernel to "
+                   "the nodes needed first")
         return self._matmat(np.eye(self.shape[1]))
 
 

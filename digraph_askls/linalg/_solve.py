@@ -10,15 +10,13 @@ Every solver handles two problems:
 
 import logging
 import warnings
-from contextlib import nullcontext
 
 import numpy as np
-import scipy.linalg as sla
 from sklearn.exceptions import ConvergenceWarning
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, gmres, lsqr, minres
-from threadpoolctl import threadpool_limits
 
+from ._dense import RCOND_THRESHOLD, NumericallySingular, solve_dense
 from ._krylov import batched_cg, batched_minres
 from ._precond import PRECONDITIONERS, make_preconditioner
 from ._result import SingularSystemError, SingularSystemWarning, SolverResult
@@ -30,24 +28,10 @@ logger = logging.getLogger(__name__)
 
 #: lambda of the authors' fallback, used when a singular system is detected.
 DEFAULT_REGULARIZATION = 1.0
-#: Below this reciprocal condition number the authors' code switches to the fallback.
-RCOND_THRESHOLD = 1e-8
 #: Largest system solved densely by ``solver="auto"``.
 DENSE_MAX_SIZE = 2000
 #: Largest system solved densely by ``solver="auto"`` when the iteration would be slow.
 DENSE_ILL_MAX_SIZE = 8000
-#: Above this size the dense Cholesky runs on one BLAS thread (see ``_solve_dense``):
-#: 12,000 ran on 2 threads, 16,000 crashed.
-CHOLESKY_THREADED_MAX = 12_000
-
-
-class _NumericallySingular(Exception):
-    """Raised by a solver that finds the exact system singular; carries the evidence."""
-
-    def __init__(self, reason, rcond=None):
-        super().__init__(reason)
-        self.reason = reason
-        self.rcond = rcond
 
 
 class _LastProduct:
@@ -80,28 +64,6 @@ class _LastProduct:
 def _relative_residual(apply, X, R):
     norms = np.linalg.norm(R, axis=0)
     return np.linalg.norm(R - apply(X), axis=0) / np.where(norms > 0, norms, 1.0)
-
-
-def _solve_dense(system, R, lam, **options):
-    M = system.to_dense()
-    if lam == 0:
-        lu, piv, info = sla.lapack.dgetrf(M)
-        anorm = np.abs(M).sum(axis=0).max()
-        rcond = float(sla.lapack.dgecon(lu, anorm, norm="1")[0]) if info == 0 else 0.0
-        if rcond < RCOND_THRESHOLD:
-            raise _NumericallySingular(
-                f"reciprocal condition number {rcond:.2e} < {RCOND_THRESHOLD:g}", rcond)
-        X = sla.lu_solve((lu, piv), R, check_finite=False)
-        return X, 0, 0, rcond
-    A = M @ M + lam * np.eye(M.shape[0])
-    # The multithreaded Cholesky of the OpenBLAS bundled with NumPy and SciPy (0.3.31
-    # here) crashes the process with a segmentation fault from about 16,000 unknowns on
-    # 2 threads; on one thread it runs (31 s at 16,000).
-    one_thread = M.shape[0] > CHOLESKY_THREADED_MAX
-    with threadpool_limits(1, user_api="blas") if one_thread else nullcontext():
-        factor = sla.cho_factor(A, check_finite=False)
-    X = sla.cho_solve(factor, M @ R, check_finite=False)
-    return X, 0, 0, None
 
 
 def _scipy_columns(system, R, lam, method, rtol=1e-10, atol=0.0, maxiter=None, x0=None,
@@ -285,7 +247,7 @@ def _solve_batched(system, R, lam, rtol=1e-10, atol=0.0, maxiter=None, x0=None,
 
 #: Solver name -> implementation ``f(system, R, lam, **options) -> (X, info, n_iter, rcond)``.
 SOLVERS = {
-    "dense": _solve_dense,
+    "dense": solve_dense,
     "minres": _solve_minres,
     "lsqr": _solve_lsqr,
     "batched": _solve_batched,
@@ -482,14 +444,14 @@ def solve_system(system, Y, *, solver="auto", regularization="auto", rtol=1e-10,
             X, info, n_iter, rcond = SOLVERS[name](system, R, 0.0,
                                                    **with_preconditioner(0.0))
             if not np.all(np.isfinite(X)):
-                raise _NumericallySingular("non-finite solution")
+                raise NumericallySingular("non-finite solution")
             known = getattr(system, "known_residual", None)
             if known is not None and known[0] is X:
                 residual = known[1]   # from the deflated CG: exact up to rounding
             else:
                 residual = _relative_residual(system.matmat, X, R)
             if residual.max() > max(1000 * rtol, 1e-8):
-                raise _NumericallySingular(
+                raise NumericallySingular(
                     f"relative residual {residual.max():.2e}: no exact solution", rcond)
             if info != 0:
                 # Near the tolerance but not below it: an unconverged iteration, not a
@@ -498,7 +460,7 @@ def solve_system(system, Y, *, solver="auto", regularization="auto", rtol=1e-10,
                               f"{residual.max():.2e} above rtol={rtol:g}",
                               ConvergenceWarning, stacklevel=2)
             return SolverResult(X, info, n_iter, residual, name, 0.0, rcond)
-        except _NumericallySingular as exc:
+        except NumericallySingular as exc:
             if lam == 0.0:
                 raise SingularSystemError(
                     f"the system is numerically singular ({exc.reason}); pass "

@@ -17,6 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, aslinearoperator
 
+from .._memory import check_dense_allocation
+
 __all__ = ["AsKLSSystem", "LSSVMSystem", "check_kernel_matrix"]
 
 
@@ -120,8 +122,15 @@ class _SaddleSystem:
         """``(M^T M + damp2 I) X``: the damped normal equations (``M`` is symmetric)."""
         return self.matmat(self.matmat(X)) + damp2 * X
 
+    def _check_dense(self, copies):
+        check_dense_allocation(
+            (copies, self.size, self.size),
+            what=f"the dense {self.name} system matrix ({self.size} unknowns)",
+            remedy="solve it with solver='batched' (products with the kernel only)")
+
     def to_dense(self):
         """The system matrix as a dense array (for small problems and tests)."""
+        self._check_dense(2)   # the identity and the product
         return self.matmat(np.eye(self.size))
 
     def decoupled_singular_count(self, rtol=1e-8):
@@ -239,6 +248,7 @@ class AsKLSSystem(_SaddleSystem):
         """The system matrix as a dense array, assembled block by block."""
         if self._op is not None:
             return super().to_dense()
+        self._check_dense(2 if sp.issparse(self.K) else 1)
         m = self.n_train
         K = self.K.toarray() if sp.issparse(self.K) else np.asarray(self.K)
         A = np.zeros((self.size, self.size))
@@ -318,6 +328,7 @@ class LSSVMSystem(_SaddleSystem):
         """The system matrix as a dense array, assembled block by block."""
         if self._op is not None:
             return super().to_dense()
+        self._check_dense(2 if sp.issparse(self.K) else 1)
         K = self.K.toarray() if sp.issparse(self.K) else np.asarray(self.K)
         A = np.zeros((self.size, self.size))
         A[0, 1:] = A[1:, 0] = 1.0

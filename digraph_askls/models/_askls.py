@@ -1,6 +1,7 @@
 """AsK-LS: the least-squares SVM that learns with asymmetric kernels."""
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 
 from ..linalg import AsKLSSystem
@@ -25,8 +26,11 @@ class AsKLSClassifier(_KernelLSClassifier):
         ``"precomputed"``: ``fit`` takes ``K(train, train)`` (dense, sparse or a
         LinearOperator) and prediction takes :class:`KernelViews` ``(K(new, train),
         K(train, new))``. A callable ``kernel(A, B, **kernel_params)`` returns
-        ``K(a_i, b_j)``. A name (``"sne"``, ``"t"``, ``"rbf"``) picks a vector kernel
-        normalised over the training set.
+        ``K(a_i, b_j)``. A name (``"sne"``, ``"t"``, ``"rbf"``) picks a vector kernel of
+        :mod:`digraph_askls.kernels`; the SNE and T kernels are normalised over the
+        training set, and their bandwidth ``sigma`` (``kernel_params``) defaults to
+        half the median distance between training samples, so that ``gamma = 1`` suits
+        features in any units.
     gamma : float, default=1.0
         Regularisation coefficient of the paper (larger fits the training data harder).
     solver : {"auto", "dense", "minres", "lsqr", "batched"}, default="auto"
@@ -87,6 +91,12 @@ class AsKLSClassifier(_KernelLSClassifier):
 
     _system_class = AsKLSSystem
 
+    _parameter_constraints: dict = {
+        **_KernelLSClassifier._parameter_constraints,
+        "merge": [StrOptions(set(MERGES))],
+        "preconditioner": [StrOptions({"auto", "jacobi", "ilu"}), None],
+    }
+
     def __init__(self, kernel="precomputed", gamma=1.0, solver="auto", merge="average",
                  regularization="auto", n_folds=10, kernel_params=None, tol=1e-10,
                  max_iter=None, random_state=None, preconditioner="auto"):
@@ -101,11 +111,6 @@ class AsKLSClassifier(_KernelLSClassifier):
         self.max_iter = max_iter
         self.random_state = random_state
         self.preconditioner = preconditioner
-
-    def _check_params(self):
-        super()._check_params()
-        if self.merge not in MERGES:
-            raise ValueError(f"unknown merge {self.merge!r}; choose from {list(MERGES)}")
 
     def _stacking(self):
         return self.merge in ("stack", "joint", "stack_train", "joint_train")

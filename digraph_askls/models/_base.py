@@ -1,24 +1,21 @@
 """Shared machinery of the kernel least-squares classifiers: fitting, views, stacking."""
 
-import numbers
 import warnings
 
 import numpy as np
-import sklearn
 from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold, StratifiedKFold
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.utils.fixes import parse_version
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitted import FittedAttributesMixin
 from ..linalg import SingularSystemWarning, check_kernel_matrix, solve_system
-from ..kernels import restrict_kernel
+from ..kernels import VECTOR_KERNELS, restrict_kernel
 from ..kernels._restrict import views_pair_product
+from ._checks import SHARED_CONSTRAINTS, check_targets
+from ._stackers import joint_logistic_regression, unpenalized_logistic_regression
 from ._views import KernelViews, kernel_dot
 
 __all__ = []
@@ -35,31 +32,7 @@ def _as_kernel_block(K, name, shape):
     return K
 
 
-def _unpenalized_logistic_regression():
-    """Logistic regression without penalty (MATLAB's ``glmfit``, as the authors used).
-
-    The features are standardised first (an unpenalised fit does not change under an
-    affine rescaling of its features, but the view scores of a strongly regularised
-    model are tiny), and the fit takes Newton steps on the Cholesky factor: with two
-    features per class it converges in a few steps, where L-BFGS needed seconds.
-    """
-    if parse_version(sklearn.__version__) >= parse_version("1.8"):
-        model = LogisticRegression(C=np.inf, solver="newton-cholesky", max_iter=1000)
-    else:
-        model = LogisticRegression(penalty=None, solver="newton-cholesky", max_iter=1000)
-    return make_pipeline(StandardScaler(), model)
-
-
-def _joint_logistic_regression():
-    """Multinomial logistic regression on standardised view scores of all classes.
-
-    A mild L2 penalty (C = 1) keeps the fit finite when the scores separate the classes,
-    which they often nearly do on the training folds.
-    """
-    return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=1000))
-
-
-class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
+class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator):
     """Base of :class:`AsKLSClassifier` and :class:`LSSVMClassifier` (not public).
 
     Subclasses set ``_system_class`` and ``_views_used()``, the kernel views (``"source"``,
@@ -67,6 +40,11 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _system_class = None
+
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions({"precomputed", *VECTOR_KERNELS}), callable],
+        **SHARED_CONSTRAINTS,
+    }
 
     # ---- kernels ---------------------------------------------------------------
     def _kernel_function(self):
@@ -83,16 +61,12 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
         if self.kernel == "precomputed":
             if isinstance(X, LinearOperator):
                 K = check_kernel_matrix(X, name="the precomputed kernel K(train, train)")
-                y = np.asarray(y)
-                if y.shape[0] != K.shape[0]:
-                    raise ValueError(f"y has {y.shape[0]} samples, K has {K.shape[0]} rows")
-                return K, y
+                return K, check_targets(y, K.shape[0])
+            y = y if y is None else check_targets(y)   # None: scikit-learn's message
             X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
             K = check_kernel_matrix(X, name="the precomputed kernel K(train, train)")
             return K, y
-        if not (callable(self.kernel) or isinstance(self.kernel, str)):
-            raise TypeError(f"kernel must be 'precomputed', a kernel name or a callable, "
-                            f"got {type(self.kernel).__name__}")
+        y = y if y is None else check_targets(y)
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.X_fit_ = X
         K = self._kernel_function()(X, X)
@@ -170,13 +144,6 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
         return False
 
     # ---- fit -------------------------------------------------------------------
-    def _check_params(self):
-        if not isinstance(self.n_folds, numbers.Integral) or self.n_folds < 2:
-            raise ValueError(f"n_folds must be an integer >= 2, got {self.n_folds!r}")
-        gamma = self.gamma
-        if not isinstance(gamma, numbers.Real) or not np.isfinite(gamma) or gamma <= 0:
-            raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
-
     def fit(self, X, y):
         """Fit the classifier.
 
@@ -192,9 +159,9 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
+        self._validate_params()
         K, y = self._train_kernel(X, y)
-        check_classification_targets(y)
+        y = check_targets(y, K.shape[0])
         self.classes_, codes = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
             raise ValueError(f"the training labels must contain at least 2 classes, got "
@@ -272,14 +239,14 @@ class _KernelLSClassifier(ClassifierMixin, BaseEstimator):
             # One multinomial model on the view scores of every class: it can learn that
             # a class shows up as a pattern across the other classes' scores (e.g. flows
             # from class c - 1 into c and from c into c + 1), which per-class models miss.
-            self.stackers_ = [_joint_logistic_regression().fit(features.reshape(m, -1), codes)]
+            self.stackers_ = [joint_logistic_regression().fit(features.reshape(m, -1), codes)]
             return
         self.stackers_ = []
         for column in range(Y.shape[1]):
             target = (Y[:, column] > 0).astype(int)
             if target.min() == target.max():
                 raise ValueError("stacking needs both classes in every one-vs-rest column")
-            model = _unpenalized_logistic_regression()
+            model = unpenalized_logistic_regression()
             self.stackers_.append(model.fit(features[:, :, column], target))
 
     def _stacked_features(self, views):

@@ -1,8 +1,10 @@
 """The classical least-squares SVM, for baselines and for the paper's Proposition 2."""
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 
+from .._memory import check_dense_allocation
 from ..linalg import LSSVMSystem
 from ._base import _KernelLSClassifier
 
@@ -46,6 +48,11 @@ class LSSVMClassifier(_KernelLSClassifier):
 
     _system_class = LSSVMSystem
 
+    _parameter_constraints: dict = {
+        **_KernelLSClassifier._parameter_constraints,
+        "calibration": [StrOptions({"stack"}), None],
+    }
+
     def __init__(self, kernel="precomputed", gamma=1.0, solver="auto", calibration=None,
                  regularization="auto", n_folds=10, kernel_params=None, tol=1e-10,
                  max_iter=None, random_state=None):
@@ -59,11 +66,6 @@ class LSSVMClassifier(_KernelLSClassifier):
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
-
-    def _check_params(self):
-        super()._check_params()
-        if self.calibration not in (None, "stack"):
-            raise ValueError(f"calibration must be None or 'stack', got {self.calibration!r}")
 
     def _stacking(self):
         return self.calibration == "stack"
@@ -103,6 +105,9 @@ def _check_symmetric(K, rtol=1e-10):
 
     if isinstance(K, LinearOperator):
         return
+    if isinstance(K, np.ndarray):
+        check_dense_allocation((2,) + K.shape, what="the symmetry check of the training kernel",
+                               remedy="pass the kernel as a sparse matrix or a LinearOperator")
     difference = abs(K - K.T)
     scale = abs(K).max()
     largest = difference.max() if difference.shape[0] else 0.0

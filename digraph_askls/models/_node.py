@@ -2,10 +2,14 @@
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._askls import AsKLSClassifier
+from .._fitted import FittedAttributesMixin
+from ..graph._index import NodeIndex
 from ..kernels import restrict_kernel
+from ._askls import MERGES, AsKLSClassifier
+from ._checks import SHARED_CONSTRAINTS
 from ._views import KernelViews
 
 __all__ = ["NodeClassifier", "PRESETS", "LARGE_GRAPH_EDGES"]
@@ -46,7 +50,7 @@ def _same(value, default):
     return type(value) is type(default) and value == default
 
 
-class NodeClassifier(BaseEstimator):
+class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     """Classify the nodes of a directed graph from a few labelled ones with AsK-LS.
 
     The graph gives an asymmetric kernel on its nodes (by default the 20-hop
@@ -134,6 +138,16 @@ class NodeClassifier(BaseEstimator):
     ['a', 'b']
     """
 
+    _parameter_constraints: dict = {
+        # Any registered graph kernel (the registry grows at run time): checked by name in
+        # get_graph_kernel.
+        "kernel": [str],
+        "merge": [StrOptions(set(MERGES))],
+        "preset": [StrOptions({"auto", *PRESETS}), None],
+        "operator": [callable, None],
+        **SHARED_CONSTRAINTS,
+    }
+
     def __init__(self, kernel="ppr", gamma=0.01, merge="joint", solver="auto",
                  preset="auto", regularization="auto", n_folds=5, kernel_params=None,
                  tol=1e-4, max_iter=None, random_state=None, operator=None):
@@ -192,6 +206,7 @@ class NodeClassifier(BaseEstimator):
         from ..graph import get_adjacency, get_labels
         from ..kernels import get_graph_kernel
 
+        self._validate_params()
         adjacency, nodes = get_adjacency(graph, nodelist=nodelist, weight=weight)
         self.preset_ = self._resolve_preset(adjacency.nnz)
         config = self._config(self.preset_)
@@ -201,8 +216,7 @@ class NodeClassifier(BaseEstimator):
             raise ValueError(f"at least 2 classes must have labelled nodes, got "
                              f"{np.unique(codes[train]).size}")
         self.nodes_ = list(nodes)
-        self._index = {node: i for i, node in enumerate(self.nodes_)}
-        self._is_range = None
+        self._node_index = NodeIndex(self.nodes_)
         self.kernel_ = get_graph_kernel(config["kernel"], adjacency,
                                         **(config["kernel_params"] or {}))
         self.train_nodes_ = train
@@ -219,31 +233,7 @@ class NodeClassifier(BaseEstimator):
         return self
 
     def _indices(self, nodes):
-        n = len(self.nodes_)
-        if nodes is None:
-            return np.arange(n)
-        array = np.asarray(nodes) if not isinstance(nodes, (set, dict)) else None
-        if (array is not None and array.ndim == 1 and array.size
-                and np.issubdtype(array.dtype, np.integer) and self._range_nodes()):
-            # Nodes 0..n-1 (matrix and integer edge-list inputs): names are indices.
-            if array.min() < 0 or array.max() >= n:
-                bad = array[(array < 0) | (array >= n)][0]
-                raise ValueError(f"node {int(bad)!r} is not in the fitted graph ({n} nodes)")
-            return array.astype(np.int64)
-        indices = []
-        for node in nodes:
-            if node not in self._index:
-                raise ValueError(f"node {node!r} is not in the fitted graph "
-                                 f"({len(self.nodes_)} nodes)")
-            indices.append(self._index[node])
-        return np.asarray(indices, dtype=np.int64)
-
-    def _range_nodes(self):
-        if getattr(self, "_is_range", None) is None:
-            nodes = self.nodes_
-            self._is_range = (all(isinstance(v, (int, np.integer)) for v in nodes[:1])
-                              and np.array_equal(np.asarray(nodes), np.arange(len(nodes))))
-        return self._is_range
+        return self._node_index.positions(nodes)
 
     def _views(self, nodes):
         check_is_fitted(self)
@@ -254,12 +244,14 @@ class NodeClassifier(BaseEstimator):
 
     def predict(self, nodes=None):
         """Predicted class of ``nodes`` (all nodes, in node order, when None)."""
-        codes = self.estimator_.predict(self._views(nodes))
+        views = self._views(nodes)
+        codes = self.estimator_.predict(views)
         return self.classes_[np.searchsorted(self.estimator_.classes_, codes)]
 
     def predict_proba(self, nodes=None):
         """Class probabilities (stacking merges only), columns in ``classes_`` order."""
-        return self.estimator_.predict_proba(self._views(nodes))
+        views = self._views(nodes)
+        return self.estimator_.predict_proba(views)
 
     def decision_function(self, nodes=None, view=None):
         """Decision values of ``nodes``.

@@ -4,13 +4,17 @@ import logging
 import time
 
 import numpy as np
+from numbers import Integral
+
 from sklearn.base import BaseEstimator
 from sklearn.model_selection import ParameterGrid, StratifiedKFold
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
+from .._fitted import FittedAttributesMixin
 from ..kernels import restrict_kernel
 from ._askls import AsKLSClassifier
 from ._node import NodeClassifier
@@ -25,7 +29,7 @@ logger = logging.getLogger(__name__)
 _ESTIMATOR_KEYS = ("kernel", "gamma", "merge", "regularization", "n_folds", "tol")
 
 
-class NodeClassifierCV(BaseEstimator):
+class NodeClassifierCV(FittedAttributesMixin, BaseEstimator):
     """:class:`NodeClassifier` with its parameters chosen by cross-validation.
 
     Each candidate of ``param_grid`` is scored by the accuracy of ``cv`` stratified folds
@@ -81,6 +85,15 @@ class NodeClassifierCV(BaseEstimator):
     (['gamma'], ['a', 'b'])
     """
 
+    _parameter_constraints: dict = {
+        "param_grid": [dict, list, None],
+        "cv": [Interval(Integral, 2, None, closed="left")],
+        "base_params": [dict, None],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+    }
+
     def __init__(self, param_grid=None, cv=3, base_params=None, random_state=None,
                  n_jobs=None, verbose=False):
         self.param_grid = param_grid
@@ -119,13 +132,15 @@ class NodeClassifierCV(BaseEstimator):
         from ..graph import get_adjacency, get_labels
         from ..kernels import get_graph_kernel
 
+        self._validate_params()
         grid = ParameterGrid(self.param_grid if self.param_grid is not None
                              else {"beta": [0.5, 1.0, 2.0]})
-        if self.cv < 2:
-            raise ValueError(f"cv must be an integer >= 2, got {self.cv!r}")
         adjacency, nodes = get_adjacency(graph, nodelist=nodelist, weight=weight)
         codes, _ = get_labels(labels, nodes)
         labelled = np.flatnonzero(codes >= 0)
+        if np.unique(codes[labelled]).size < 2:
+            raise ValueError(f"at least 2 classes must have labelled nodes, got "
+                             f"{np.unique(codes[labelled]).size}")
         counts = np.bincount(codes[labelled])
         if counts[counts > 0].min() < self.cv:
             raise ValueError(f"every class needs at least cv={self.cv} labelled nodes, got "
@@ -136,6 +151,7 @@ class NodeClassifierCV(BaseEstimator):
         candidates = list(grid)
         for index, params in enumerate(candidates):
             estimator = NodeClassifier(**self._candidate(params))
+            estimator._validate_params()   # a bad grid value fails before any fit
             config = estimator._config(estimator._resolve_preset())
             key = (config["kernel"], repr(sorted((config["kernel_params"] or {}).items())))
             if key not in kernels:

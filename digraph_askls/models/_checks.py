@@ -1,0 +1,44 @@
+"""The checks at the door of the kernel estimators: hyper-parameters and labels."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
+
+from ..linalg import SOLVERS
+
+__all__ = ["SHARED_CONSTRAINTS", "check_targets"]
+
+#: Constraints of the parameters shared by the estimators on a kernel (scikit-learn's
+#: ``_parameter_constraints``); NaN fails every interval.
+SHARED_CONSTRAINTS = {
+    "gamma": [Interval(Real, 0, None, closed="neither")],
+    "solver": [StrOptions({"auto", *SOLVERS})],
+    "regularization": [StrOptions({"auto"}), None, Interval(Real, 0, None, closed="left")],
+    "n_folds": [Interval(Integral, 2, None, closed="left")],
+    "kernel_params": [dict, None],
+    "tol": [Interval(Real, 0, None, closed="left")],
+    "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+    "random_state": ["random_state"],
+}
+
+
+def check_targets(y, n_samples=None):
+    """Class labels as a 1-D array (of ``n_samples`` entries if given), or a clear error.
+
+    A column vector ``(n, 1)`` is flattened with a ``DataConversionWarning``, as
+    scikit-learn does; wider arrays, NaN and continuous values raise ``ValueError``.
+    """
+    if isinstance(y, (str, bytes)):
+        raise TypeError(f"y must be an array-like of class labels, got {type(y).__name__}")
+    y = column_or_1d(y, warn=True)
+    if n_samples is not None and y.shape[0] != n_samples:
+        raise ValueError(f"y must have one label per training sample ({n_samples}), "
+                         f"got {y.shape[0]}")
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        raise ValueError(f"y must hold class labels, got {int(np.isnan(y).sum())} NaN "
+                         f"value(s) among {y.size} (first at index {int(np.argmax(np.isnan(y)))})")
+    check_classification_targets(y)
+    return y
