@@ -6,12 +6,14 @@ from ._result import SingularSystemError, SingularSystemWarning, SolverResult
 from ._solve import (
     DEFAULT_REGULARIZATION, SOLVERS, choose_preconditioner, choose_solver, solve_system,
 )
+from ._spectral import SpectralAsKLS
 from ._system import AsKLSSystem, LSSVMSystem, check_kernel_matrix
 
 __all__ = [
     "AsKLSSystem",
     "LSSVMSystem",
     "SolverResult",
+    "SpectralAsKLS",
     "SingularSystemError",
     "SingularSystemWarning",
     "DEFAULT_REGULARIZATION",

@@ -1,0 +1,245 @@
+"""AsK-LS for every gamma, and its exact leave-one-out scores, from one SVD of the kernel.
+
+With the singular value decomposition ``K = P diag(s) Q^T`` of the training kernel, the
+inner block ``H = [[I/g, K], [K^T, I/g]]`` of the label-free system has the eigenvectors
+``[p_i; +-q_i] / sqrt(2)`` with the eigenvalues ``1/g +- s_i``, so that::
+
+    H^-1 = g I + [[P diag(c - g) P^T,  P diag(e) Q^T    ],
+                  [Q diag(e) P^T,      Q diag(c - g) Q^T]],
+    c = g / (1 - g^2 s^2),   e = -g^2 s / (1 - g^2 s^2).
+
+The directions outside the span of ``P`` and ``Q`` have ``s = 0`` (``c = g``, ``e = 0``), so
+the same formula holds for a thin SVD of a kernel of rank ``r`` with explicit feature maps,
+``K = U V^T``. Once the SVD is known, a solve for a new ``gamma`` costs ``O(m r k)`` for
+``k`` right-hand sides, and the intercepts are eliminated exactly as in
+:func:`~digraph_askls.linalg.solve_system`: ``b = (E^T H^-1 E)^-1 E^T H^-1 r``.
+
+Leave-one-out is exact and nearly free. Removing training sample ``i`` deletes the
+unknowns ``a~_i, b~_i`` (index set ``I``) and their rows. For the symmetric system matrix
+``M`` with solution ``x``, the model trained without ``i`` scores sample ``i`` at
+``[f_s, f_t]_i = [y_i, y_i] - ((M^-1)_{II})^-1 x_I``: add ``M^-1 e_I c`` to ``x`` with ``c``
+chosen so that the ``I`` entries vanish; the other rows are then the reduced system, and
+the rows ``I`` read the scores off. ``(M^-1)_{II}`` is a 2x2 block that the SVD gives in
+``O(r)`` per sample.
+"""
+
+import numpy as np
+import scipy.linalg as sla
+from scipy import sparse
+from threadpoolctl import threadpool_limits
+
+from .._memory import check_dense_allocation
+from ._result import SingularSystemError
+
+__all__ = ["SpectralAsKLS"]
+
+#: Below this reciprocal condition number of ``H`` (``min |1/g - s_i| / (1/g + s_max)``)
+#: a gamma is refused as (numerically) singular, as the dense solver does.
+RCOND_THRESHOLD = 1e-8
+
+#: A kernel whose asymmetry ``max |K - K^T|`` is below this share of ``max |K|`` is
+#: symmetric up to rounding: it is symmetrised and decomposed by ``eigh`` (3x faster).
+SYMMETRY_RTOL = 1e-12
+
+#: BLAS threads of the decompositions. OpenBLAS's threaded SVD and eigh slow down by
+#: an order of magnitude when another process holds a core (``docs/results/speed.md``).
+DECOMPOSITION_THREADS = 1
+
+
+class SpectralAsKLS:
+    """The AsK-LS system of one training kernel, solved for any gamma from its SVD.
+
+    Parameters
+    ----------
+    K : ndarray of shape (m, m), optional
+        Dense training kernel; decomposed by a full SVD (by ``eigh`` when symmetric).
+    factors : tuple (U, V), optional
+        Explicit feature maps of the training samples, ``K = U V^T``, arrays or sparse
+        matrices of shape (m, d). Decomposed by a thin SVD through QR (``O(m d^2)``) when
+        ``d < m``; otherwise ``U V^T`` is formed and decomposed as ``K``.
+
+    Attributes
+    ----------
+    n_train : int
+    rank : int
+        Number of singular triplets kept (``m`` for a dense kernel).
+    singular_values : ndarray of shape (rank,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from digraph_askls.linalg import SpectralAsKLS
+    >>> K = np.array([[1.0, 0.5, 0.0], [0.1, 1.0, 0.3], [0.0, 0.2, 1.0]])
+    >>> spectral = SpectralAsKLS(K)
+    >>> intercepts, dual = spectral.solve(np.array([1.0, -1.0, 1.0]), gamma=0.5)
+    >>> intercepts.shape, dual.shape
+    ((2, 1), (2, 3, 1))
+    >>> spectral.loo_scores(np.array([1.0, -1.0, 1.0]), gamma=0.5).shape
+    (2, 3, 1)
+    """
+
+    def __init__(self, K=None, *, factors=None):
+        if (K is None) == (factors is None):
+            raise TypeError("pass exactly one of K or factors=(U, V)")
+        if factors is not None:
+            U, V = factors
+            if U.shape != V.shape or len(U.shape) != 2:
+                raise ValueError(f"U and V must have the same 2-d shape (m, d), got "
+                                 f"{U.shape} and {V.shape}")
+            m, d = U.shape
+            if d >= m:
+                K = U @ V.T
+                K = K.toarray() if sparse.issparse(K) else np.asarray(K)
+            else:
+                self._thin_svd(_dense(U, "U"), _dense(V, "V"))
+                return
+        K = np.asarray(K, dtype=np.float64)
+        if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
+            raise ValueError(f"K must be a non-empty square matrix, got shape {K.shape}")
+        if not np.all(np.isfinite(K)):
+            raise ValueError("K must contain only finite values, got NaN or inf")
+        self._full_svd(K)
+
+    # ---- decompositions ------------------------------------------------------------
+    def _full_svd(self, K):
+        m = K.shape[0]
+        check_dense_allocation((3, m, m), what=f"the SVD of a {m} x {m} training kernel",
+                               remedy="use explicit feature maps with fewer features than "
+                                      "training samples, or the iterative solvers")
+        scale = np.abs(K).max()
+        with threadpool_limits(DECOMPOSITION_THREADS, user_api="blas"):
+            if np.abs(K - K.T).max() <= SYMMETRY_RTOL * scale:
+                values, vectors = np.linalg.eigh((K + K.T) / 2)
+                self.P = vectors
+                self.Q = vectors * np.where(values < 0, -1.0, 1.0)
+                self.s = np.abs(values)
+            else:
+                self.P, self.s, Vh = np.linalg.svd(K)
+                self.Q = Vh.T
+        self.n_train = m
+
+    def _thin_svd(self, U, V):
+        m, d = U.shape
+        with threadpool_limits(DECOMPOSITION_THREADS, user_api="blas"):
+            Qu, Ru = np.linalg.qr(U)
+            Qv, Rv = (Qu, Ru) if V is U else np.linalg.qr(V)
+            core_left, s, core_right = np.linalg.svd(Ru @ Rv.T)
+        self.P = Qu @ core_left
+        self.Q = Qv @ core_right.T
+        self.s = s
+        self.n_train = m
+
+    @property
+    def rank(self):
+        return self.s.size
+
+    @property
+    def singular_values(self):
+        return self.s
+
+    # ---- H^-1 ----------------------------------------------------------------------
+    def _coefficients(self, gamma):
+        g = float(gamma)
+        if not np.isfinite(g) or g <= 0:
+            raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
+        gap = np.abs(1.0 / g - self.s)
+        top = 1.0 / g + (self.s.max() if self.s.size else 0.0)
+        rcond = float(gap.min() / top) if self.s.size else 1.0
+        if rcond < RCOND_THRESHOLD:
+            raise SingularSystemError(
+                f"the AsK-LS system is singular for gamma = {g:g}: gamma * s_i(K) = 1 for a "
+                f"singular value s_i(K) of the training kernel (reciprocal condition "
+                f"number {rcond:.2e})")
+        denominator = 1.0 - (g * self.s) ** 2
+        c_minus_g = g ** 3 * self.s ** 2 / denominator
+        e = -(g ** 2) * self.s / denominator
+        return g, c_minus_g, e
+
+    def _apply_inverse(self, coefficients, top, bottom):
+        """``H^-1 [top; bottom]`` for blocks of shape (m, k)."""
+        g, c_minus_g, e = coefficients
+        Pt, Qt = self.P.T @ top, self.Q.T @ bottom
+        upper = g * top + self.P @ (c_minus_g[:, None] * Pt + e[:, None] * Qt)
+        lower = g * bottom + self.Q @ (e[:, None] * Pt + c_minus_g[:, None] * Qt)
+        return upper, lower
+
+    def _solve(self, Y, gamma):
+        Y = self._labels(Y)
+        m, k = Y.shape
+        coefficients = self._coefficients(gamma)
+        ones, zeros = np.ones((m, 1)), np.zeros((m, 1))
+        top = np.hstack([Y, ones, zeros])
+        bottom = np.hstack([Y, zeros, ones])
+        upper, lower = self._apply_inverse(coefficients, top, bottom)
+        # E^T H^-1 [r, E]: the sums of the a-part and of the b-part of each column.
+        sums = np.vstack([upper.sum(axis=0), lower.sum(axis=0)])
+        S, ET_Zr = sums[:, k:], sums[:, :k]
+        try:
+            intercepts = sla.solve(S, ET_Zr)
+        except (np.linalg.LinAlgError, sla.LinAlgError) as exc:
+            raise SingularSystemError(f"singular intercept system E^T H^-1 E: {exc}") from None
+        a = upper[:, :k] - upper[:, k:] @ intercepts
+        b = lower[:, :k] - lower[:, k:] @ intercepts
+        return Y, coefficients, (upper[:, k:], lower[:, k:], S), intercepts, np.stack([a, b])
+
+    def solve(self, Y, gamma):
+        """Intercepts ``[b1; b2]`` (2, k) and dual coefficients ``[a~; b~]`` (2, m, k).
+
+        The same layout as :meth:`AsKLSSystem.split` of a solution of the label-free
+        system ``[[0,0,1^T,0],[0,0,0,1^T],[1,0,I/g,K],[0,1,K^T,I/g]] x = [0; 0; Y; Y]``.
+
+        Raises :class:`SingularSystemError` when ``gamma * s_i(K) = 1`` for some ``i``.
+        """
+        _, _, _, intercepts, dual = self._solve(Y, gamma)
+        return intercepts, dual
+
+    def loo_scores(self, Y, gamma, *, return_solution=False):
+        """Exact leave-one-out scores of both views, shape (2, m, k).
+
+        ``out[0, i]`` is the source score ``f_s(x_i)`` and ``out[1, i]`` the target score
+        ``f_t(x_i)`` of the model trained on all samples but ``i``. With
+        ``return_solution``, also the full solution ``(intercepts, dual)``.
+        """
+        Y, coefficients, (ZEa, ZEb, S), intercepts, dual = self._solve(Y, gamma)
+        g, c_minus_g, e = coefficients
+        if getattr(self, "_squares", None) is None:
+            self._squares = (self.P ** 2, self.Q ** 2, self.P * self.Q)   # shared by all gammas
+        P2, Q2, PQ = self._squares
+        # Diagonal 2x2 blocks of M^-1 on (a_i, b_i): those of H^-1 minus the intercepts'
+        # rank-2 correction (H^-1 E)_i S^-1 (H^-1 E)_i^T.
+        h_aa = g + P2 @ c_minus_g
+        h_bb = g + Q2 @ c_minus_g
+        h_ab = PQ @ e
+        rows = np.stack([ZEa, ZEb], axis=1)                    # (m, 2 [a, b], 2 [E1, E2])
+        correction = rows @ np.linalg.solve(S, np.swapaxes(rows, 1, 2))
+        B = np.empty((self.n_train, 2, 2))
+        B[:, 0, 0] = h_aa - correction[:, 0, 0]
+        B[:, 1, 1] = h_bb - correction[:, 1, 1]
+        B[:, 0, 1] = h_ab - correction[:, 0, 1]
+        B[:, 1, 0] = h_ab - correction[:, 1, 0]
+        coefficients_at_i = np.stack([dual[0], dual[1]], axis=1)    # (m, 2, k)
+        try:
+            steps = np.linalg.solve(B, coefficients_at_i)
+        except np.linalg.LinAlgError:
+            raise SingularSystemError("a leave-one-out system is singular: removing one "
+                                      "training sample leaves a singular system") from None
+        scores = Y[None] - np.swapaxes(steps, 0, 1)
+        if return_solution:
+            return scores, (intercepts, dual)
+        return scores
+
+    def _labels(self, Y):
+        Y = np.asarray(Y, dtype=np.float64)
+        if Y.ndim == 1:
+            Y = Y[:, None]
+        if Y.ndim != 2 or Y.shape[0] != self.n_train:
+            raise ValueError(f"labels must have {self.n_train} rows (one per training "
+                             f"sample), got shape {Y.shape}")
+        return Y
+
+
+def _dense(matrix, name):
+    if sparse.issparse(matrix):
+        check_dense_allocation(matrix.shape, what=f"the feature map {name}")
+        return matrix.toarray()
+    return np.asarray(matrix, dtype=np.float64)
