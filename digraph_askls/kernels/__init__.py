@@ -1,10 +1,30 @@
 """kernels layer of digraph_askls: graph kernels, vector kernels, registries, sub-blocks."""
 
 from digraph_askls.kernels._bandwidth import get_median_bandwidth
+from digraph_askls.kernels._attributes import (
+    PROPAGATIONS,
+    PropagatedFeatureKernel,
+    get_attribute_kernel,
+)
+from digraph_askls.kernels._factored import FactoredKernel, stack_factored
 from digraph_askls.kernels._graph import get_in_degree_kernel, get_symmetrized_kernel
 from digraph_askls.kernels._kl import DiagonalGMMs, get_gmm_kl_divergences, kl_gmm_kernel
 from digraph_askls.kernels._registry import KERNELS, get_graph_kernel, register_graph_kernel
-from digraph_askls.kernels._restrict import restrict_kernel
+from digraph_askls.kernels._profiles import HadamardPowerKernel, get_link_profile_kernel
+from digraph_askls.kernels._restrict import dense_block, restrict_kernel
+from digraph_askls.kernels._roles import ROLE_FEATURES, get_role_features, get_role_kernel
+from digraph_askls.kernels._specs import (
+    AttributeKernel,
+    GraphKernel,
+    InDegreeKernel,
+    LinkProfileKernel,
+    NamedKernel,
+    RoleKernel,
+    SumKernel,
+    WalkKernel,
+    gamma_grid,
+)
+from digraph_askls.kernels._sum import KernelSum, get_kernel_sum
 from digraph_askls.kernels._vector import (
     VECTOR_KERNELS,
     get_vector_kernel,
@@ -15,6 +35,28 @@ from digraph_askls.kernels._vector import (
 from digraph_askls.kernels._walks import WalkSeriesKernel, get_ppr_kernel, get_walk_matrix
 
 __all__ = [
+    "AttributeKernel",
+    "FactoredKernel",
+    "GraphKernel",
+    "HadamardPowerKernel",
+    "InDegreeKernel",
+    "KernelSum",
+    "LinkProfileKernel",
+    "NamedKernel",
+    "PROPAGATIONS",
+    "PropagatedFeatureKernel",
+    "ROLE_FEATURES",
+    "RoleKernel",
+    "SumKernel",
+    "WalkKernel",
+    "dense_block",
+    "gamma_grid",
+    "get_attribute_kernel",
+    "get_kernel_sum",
+    "get_link_profile_kernel",
+    "get_role_features",
+    "get_role_kernel",
+    "stack_factored",
     "KERNELS",
     "VECTOR_KERNELS",
     "DiagonalGMMs",

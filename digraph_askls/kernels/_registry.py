@@ -4,7 +4,10 @@ from scipy import sparse
 from scipy.sparse.linalg import LinearOperator
 
 from digraph_askls.graph import get_adjacency
+from digraph_askls.kernels._attributes import get_attribute_kernel
 from digraph_askls.kernels._graph import get_in_degree_kernel, get_symmetrized_kernel
+from digraph_askls.kernels._profiles import get_link_profile_kernel
+from digraph_askls.kernels._roles import get_role_kernel
 from digraph_askls.kernels._walks import _ppr_in, _ppr_out, get_ppr_kernel
 
 __all__ = ["KERNELS", "get_graph_kernel", "register_graph_kernel"]
@@ -72,7 +75,8 @@ def get_graph_kernel(name, adjacency, **params):
         ``D_in^{-1} (A + I)``), ``"in_degree_sym"`` (its symmetric part), ``"ppr"``
         (truncated personalised-PageRank series, an operator; see
         :func:`~digraph_askls.kernels.get_ppr_kernel`), ``"ppr_in"`` / ``"ppr_out"``
-        (the same along in-links / out-links only).
+        (the same along in-links / out-links only), ``"link_profile"``,
+        ``"roles"``, ``"attributes"`` (pass ``features=``).
     adjacency : graph in any form accepted by :func:`~digraph_askls.graph.get_adjacency`
         ``adjacency[i, j]`` = weight of the edge ``i -> j``.
     **params
@@ -119,3 +123,6 @@ register_graph_kernel("in_degree_sym", _in_degree_symmetrized)
 register_graph_kernel("ppr", get_ppr_kernel)
 register_graph_kernel("ppr_in", _ppr_in)
 register_graph_kernel("ppr_out", _ppr_out)
+register_graph_kernel("link_profile", get_link_profile_kernel)
+register_graph_kernel("roles", get_role_kernel)
+register_graph_kernel("attributes", get_attribute_kernel)   # needs features=

@@ -6,7 +6,7 @@ from scipy.sparse.linalg import LinearOperator
 
 from digraph_askls._memory import check_dense_allocation
 
-__all__ = ["restrict_kernel", "views_pair_product"]
+__all__ = ["dense_block", "restrict_kernel", "views_pair_product"]
 
 
 def restrict_kernel(K, rows, cols):
@@ -23,7 +23,8 @@ def restrict_kernel(K, rows, cols):
     -------
     numpy.ndarray, sparse CSR or LinearOperator
         Same kind as ``K`` (a sparse input gives CSR of the same family, array or
-        matrix). For a ``LinearOperator`` the block is never formed: a product scatters
+        matrix). A kernel with a ``restrict(rows, cols)`` method (such as
+        :class:`FactoredKernel`) gives its own block. For a ``LinearOperator`` the block is never formed: a product scatters
         the vector into a full-size one (adding repeated columns), applies ``K`` and
         gathers the rows; ``matmat``, ``rmatvec`` and ``rmatmat`` work the same way.
 
@@ -49,6 +50,9 @@ def restrict_kernel(K, rows, cols):
         # A block of a block is a block of the kernel: one scatter and one gather per
         # product instead of two of each.
         return _RestrictedKernel(K.K, K.rows[rows], K.cols[cols])
+    if callable(getattr(K, "restrict", None)):
+        # Kernels that know their blocks (explicit feature maps, row-wise profiles).
+        return K.restrict(rows, cols)
     if isinstance(K, LinearOperator):
         return _RestrictedKernel(K, rows, cols)
     if sparse.issparse(K):
@@ -61,6 +65,44 @@ def restrict_kernel(K, rows, cols):
     raise TypeError(
         f"K must be a numpy array, a sparse matrix or a LinearOperator, got {type(K).__name__}"
     )
+
+
+def dense_block(K, rows, cols):
+    """Return the block ``K[rows][:, cols]`` as a dense array, however ``K`` is given.
+
+    A kernel that knows its blocks builds it (``restrict(...).to_dense()``); a sparse
+    matrix is sliced; an operator is applied to the columns of the identity, one product
+    with ``len(cols)`` columns (for a walk kernel: ``n_hops`` sparse products). The
+    allocation is checked against the memory available.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.sparse.linalg import aslinearoperator
+    >>> from digraph_askls.kernels import dense_block
+    >>> dense_block(aslinearoperator(np.arange(9.0).reshape(3, 3)), [2, 0], [1])
+    array([[7.],
+           [1.]])
+    """
+    from digraph_askls._memory import check_dense_allocation
+
+    rows = _check_index(rows, K.shape[0], "rows")
+    cols = _check_index(cols, K.shape[1], "cols")
+    if isinstance(K, np.ndarray):
+        return np.asarray(K[np.ix_(rows, cols)], dtype=np.float64)
+    check_dense_allocation((len(rows), len(cols)), what="a dense block of the kernel",
+                           remedy="use explicit feature maps or the iterative solvers")
+    block = restrict_kernel(K, rows, cols)
+    if sparse.issparse(block):
+        return block.toarray()
+    if callable(getattr(block, "to_dense", None)):
+        return np.asarray(block.to_dense(), dtype=np.float64)
+    if isinstance(K, LinearOperator):
+        check_dense_allocation((K.shape[0], len(cols)), what="the columns of an operator "
+                               "kernel", remedy="use fewer training nodes or the iterative "
+                               "solvers")
+        return np.asarray(block.matmat(np.eye(len(cols))), dtype=np.float64)
+    return np.asarray(block, dtype=np.float64)
 
 
 def _check_index(index, size, what):

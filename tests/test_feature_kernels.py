@@ -1,0 +1,162 @@
+"""Kernel families of graphs that are not votes: link profiles, attributes, roles, sums."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from digraph_askls.kernels import (
+    AttributeKernel, FactoredKernel, HadamardPowerKernel, LinkProfileKernel, RoleKernel,
+    WalkKernel, dense_block, get_attribute_kernel, get_link_profile_kernel,
+    get_role_features, restrict_kernel,
+)
+
+
+def random_digraph(n=40, density=0.1, seed=0):
+    adjacency = sp.random(n, n, density=density, random_state=seed, format="csr")
+    adjacency.data[:] = 1.0
+    return adjacency
+
+
+def cosine_rows(matrix):
+    dense = matrix.toarray()
+    norms = np.linalg.norm(dense, axis=1, keepdims=True)
+    return np.divide(dense, norms, out=np.zeros_like(dense), where=norms > 0)
+
+
+@pytest.mark.parametrize("power", [1, 2, 3])
+def test_link_profile_kernel_is_the_naive_formula(power):
+    A = random_digraph()
+    out_rows, in_rows = cosine_rows(A), cosine_rows(A.T.tocsr())
+    expected = (out_rows @ out_rows.T) ** power + 0.5 * (in_rows @ in_rows.T) ** power
+    K = get_link_profile_kernel(A, out_weight=1.0, in_weight=0.5, power=power)
+    n = A.shape[0]
+    np.testing.assert_allclose(K @ np.eye(n), expected, atol=1e-12)
+    np.testing.assert_allclose(K.T @ np.eye(n), expected.T, atol=1e-12)
+    rows, cols = np.arange(0, n, 3), np.arange(1, n, 2)
+    np.testing.assert_allclose(dense_block(K, rows, cols), expected[np.ix_(rows, cols)],
+                               atol=1e-12)
+    assert isinstance(K, FactoredKernel if power == 1 else HadamardPowerKernel)
+
+
+def test_source_normalised_link_profile_is_asymmetric_conditional_share():
+    A = random_digraph(seed=1)
+    K = get_link_profile_kernel(A, in_weight=0.0, power=1, normalization="source")
+    dense, counts = K.to_dense(), (A @ A.T).toarray()
+    degrees = np.asarray(A.sum(axis=1)).ravel()
+    expected = np.divide(counts, degrees[:, None], out=np.zeros_like(counts),
+                         where=degrees[:, None] > 0)
+    np.testing.assert_allclose(dense, expected, atol=1e-12)
+    assert not np.allclose(dense, dense.T)
+
+
+@pytest.mark.parametrize("propagation", ["undirected", "out", "in", "directed"])
+def test_attribute_kernel_is_the_naive_formula_every_way(propagation):
+    A = random_digraph(seed=2)
+    n = A.shape[0]
+    X = np.random.default_rng(0).random((n, 6))
+    Xn = X / np.linalg.norm(X, axis=1, keepdims=True)
+    dense_A = A.toarray()
+
+    def mean_step(links):
+        walk = ((links + np.eye(n)) > 0).astype(float)
+        return walk / walk.sum(axis=1, keepdims=True)
+
+    steps = {"undirected": mean_step(dense_A + dense_A.T), "out": mean_step(dense_A),
+             "in": mean_step(dense_A.T)}
+    left = steps["out" if propagation == "directed" else propagation]
+    right = steps["in" if propagation == "directed" else propagation]
+    hops = 3
+    expected = sum(np.linalg.matrix_power(left, h) @ Xn @ Xn.T
+                   @ np.linalg.matrix_power(right, h).T for h in range(hops + 1)) / (hops + 1)
+    K = get_attribute_kernel(A, X, hops=hops, propagation=propagation)
+    rows, cols = np.arange(0, n, 2), np.arange(1, n, 3)
+    block = K.restrict(rows, cols)
+    np.testing.assert_allclose(block.to_dense(), expected[np.ix_(rows, cols)], atol=1e-12)
+    np.testing.assert_allclose(block._through_gram(), expected[np.ix_(rows, cols)],
+                               atol=1e-12)
+    np.testing.assert_allclose(block @ np.eye(cols.size), expected[np.ix_(rows, cols)],
+                               atol=1e-12)
+    np.testing.assert_allclose(block.T @ np.eye(rows.size), expected[np.ix_(rows, cols)].T,
+                               atol=1e-12)
+    U, V = block.factors()
+    np.testing.assert_allclose(U @ V.T, expected[np.ix_(rows, cols)], atol=1e-12)
+    Z = np.random.default_rng(1).random((rows.size, 2))
+    np.testing.assert_allclose(block.maps_transpose_dot(Z, "source"), U.T @ Z, atol=1e-12)
+
+
+def test_sparse_and_dense_features_give_the_same_attribute_kernel():
+    A = random_digraph(seed=3)
+    X = sp.random(A.shape[0], 20, density=0.2, random_state=0, format="csr")
+    sparse_kernel = get_attribute_kernel(A, X, hops=2).to_dense()
+    dense_kernel = get_attribute_kernel(A, X.toarray(), hops=2).to_dense()
+    np.testing.assert_allclose(sparse_kernel, dense_kernel, atol=1e-12)
+
+
+def test_role_features_count_what_they_say():
+    edges = np.array([[0, 1], [1, 0], [2, 1], [2, 2]])
+    A = sp.csr_array((np.ones(4), (edges[:, 0], edges[:, 1])), shape=(4, 4))
+    roles = get_role_features(A, standardize=False)
+    np.testing.assert_allclose(roles[:, 0], np.log1p([1, 2, 1, 0]))   # in-degree
+    np.testing.assert_allclose(roles[:, 1], np.log1p([1, 1, 2, 0]))   # out-degree
+    np.testing.assert_allclose(roles[:, 4], [1.0, 1.0, 0.0, 0.0])      # reciprocity
+    np.testing.assert_allclose(roles[:, 5], [0, 0, 1, 0])              # self-loop
+    standard = get_role_features(A)
+    np.testing.assert_allclose(standard.mean(axis=0), 0, atol=1e-12)
+
+
+def test_recipes_add_and_scale_into_weighted_sums():
+    A = random_digraph(seed=4)
+    X = np.random.default_rng(2).random((A.shape[0], 5))
+    recipe = LinkProfileKernel(power=1) + 0.5 * RoleKernel() + 2 * AttributeKernel(hops=1)
+    assert [w for w, _ in recipe.parts] == [1.0, 0.5, 2.0] and recipe.needs_features
+    K = recipe.make(A, X)
+    U, V = K.factors()                            # explicit maps stay explicit
+    assert U.shape[1] == K.n_features == 2 * A.shape[0] + 10 + 2 * 5
+    np.testing.assert_allclose(U @ V.T, K.to_dense(), atol=1e-12)
+    parts = [LinkProfileKernel(power=1).make(A), RoleKernel().make(A),
+             AttributeKernel(hops=1).make(A, X)]
+    expected = (dense_block(parts[0], *[np.arange(A.shape[0])] * 2)
+                + 0.5 * parts[1].to_dense() + 2 * parts[2].to_dense())
+    np.testing.assert_allclose(K.to_dense(), expected, atol=1e-12)
+    mixed = (WalkKernel(n_hops=2, dtype="float64") + LinkProfileKernel()).make(A)
+    rows = np.arange(10)
+    walk = WalkKernel(n_hops=2, dtype="float64").make(A)
+    np.testing.assert_allclose(
+        dense_block(mixed, rows, rows),
+        dense_block(walk, rows, rows) + dense_block(LinkProfileKernel().make(A), rows, rows),
+        atol=1e-12)
+    with pytest.raises(ValueError, match="needs node features"):
+        AttributeKernel().make(A)
+
+
+def test_restrict_kernel_keeps_blocks_lazy_and_exact():
+    A = random_digraph(seed=5)
+    K = get_link_profile_kernel(A, power=2)
+    block = restrict_kernel(K, [3, 1, 4], [1, 5])
+    assert isinstance(block, HadamardPowerKernel) and block.shape == (3, 2)
+    full = K.to_dense()
+    np.testing.assert_allclose(block.to_dense(), full[np.ix_([3, 1, 4], [1, 5])])
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(power=0), "power must be an integer >= 1"),
+    (dict(in_weight=-1.0), "in_weight must be a finite number >= 0"),
+    (dict(out_weight=0.0, in_weight=0.0), "cannot both be 0"),
+    (dict(normalization="l1"), "unknown normalization 'l1'"),
+])
+def test_bad_link_profile_parameters_are_refused(bad, match):
+    with pytest.raises(ValueError, match=match):
+        get_link_profile_kernel(random_digraph(), **bad)
+
+
+def test_bad_attribute_parameters_are_refused():
+    A = random_digraph()
+    X = np.ones((A.shape[0], 2))
+    with pytest.raises(ValueError, match="unknown propagation 'sideways'"):
+        get_attribute_kernel(A, X, propagation="sideways")
+    with pytest.raises(ValueError, match="hops must be an integer >= 0"):
+        get_attribute_kernel(A, X, hops=-1)
+    with pytest.raises(ValueError, match="features must be 2-d with one row per node"):
+        get_attribute_kernel(A, X[:5])
+    with pytest.raises(ValueError, match="features must be finite"):
+        get_attribute_kernel(A, np.full((A.shape[0], 2), np.nan))
