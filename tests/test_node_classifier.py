@@ -156,8 +156,8 @@ def test_stackers_on_a_random_subset_of_many_training_samples(monkeypatch):
 
 def test_walk_kernels_hop_in_float32_unless_asked_and_predict_the_same():
     adjacency, labels, known = small_problem()
-    fast = NodeClassifier(preset=None, random_state=0).fit(adjacency, known)
-    exact = NodeClassifier(preset=None, kernel_params={"dtype": "float64"},
+    fast = NodeClassifier(kernel="ppr", gamma=0.01, random_state=0).fit(adjacency, known)
+    exact = NodeClassifier(kernel="ppr", gamma=0.01, kernel_params={"dtype": "float64"},
                            random_state=0).fit(adjacency, known)
     assert fast.kernel_.hop_dtype == np.float32 and exact.kernel_.hop_dtype == np.float64
     np.testing.assert_array_equal(fast.predict(), exact.predict())

@@ -113,9 +113,13 @@ LABELS = {0: "a", 1: "a", 3: "b", 4: "b"}
     (dict(preset="fast"), "'preset' parameter of NodeClassifier must be a str among .*'fast'"),
     (dict(kernel=None), "'kernel' parameter"),
     (dict(kernel="heat"), r"unknown graph kernel 'heat'; choose from"),
-    (dict(kernel_params={"alpha": np.nan}), r"c must be a number in \[0, 1\], got nan"),
-    (dict(kernel_params={"beta": -1.0}), "beta must be a finite number >= 0, got -1.0"),
-    (dict(kernel_params={"n_hops": 0}), "n_hops must be an integer >= 1"),
+    (dict(kernel="ppr", kernel_params={"alpha": np.nan}),
+     r"c must be a number in \[0, 1\], got nan"),
+    (dict(kernel="ppr", kernel_params={"beta": -1.0}),
+     "beta must be a finite number >= 0, got -1.0"),
+    (dict(kernel="ppr", kernel_params={"n_hops": 0}), "n_hops must be an integer >= 1"),
+    (dict(kernel_params={"alpha": 0.5}), "kernel_params set the parameters of a kernel given "
+                                         "by name"),
     (dict(operator="dask"), "'operator' parameter"),
 ])
 def test_bad_hyper_parameters_of_the_node_classifier(params, match):

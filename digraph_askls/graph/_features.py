@@ -42,3 +42,103 @@ def check_features(features, n_nodes):
         converted.sum_duplicates()  # canonical: sorted indices, no duplicates
         return converted
     return converted.astype(np.float64, copy=False)
+
+
+def get_features(features, nodes, graph=None):
+    """Node attributes in the order of ``nodes``, from any of the forms users hold them in.
+
+    Parameters
+    ----------
+    features : None, array-like, sparse matrix, pandas.DataFrame or str
+        * an array or sparse matrix of shape (n_nodes, n_features), rows in node order;
+        * a pandas DataFrame indexed by node name, rows in any order (every node needs
+          a row, and every row a node of the graph);
+        * for a networkx graph, the name of a node attribute holding each node's vector.
+    nodes : list
+        The node order (as :func:`get_adjacency` returns it).
+    graph : networkx.Graph, optional
+        The graph the attribute name refers to.
+
+    Returns
+    -------
+    None, float64 ndarray or float64 CSR array of shape (n_nodes, n_features)
+
+    Raises
+    ------
+    ValueError
+        NaN or infinite values, a wrong number of rows, nodes without a row or a value,
+        rows of unknown nodes, vectors of different lengths.
+    TypeError
+        Non-numeric values, or an attribute name without a networkx graph.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from digraph_askls.graph import get_features
+    >>> graph = nx.DiGraph([("a", "b")])
+    >>> nx.set_node_attributes(graph, {"a": [1.0, 0.0], "b": [0.0, 2.0]}, "x")
+    >>> get_features("x", ["b", "a"], graph)
+    array([[0., 2.],
+           [1., 0.]])
+    """
+    if features is None:
+        return None
+    nodes = list(nodes)
+    if isinstance(features, str):
+        features = _from_node_attribute(features, nodes, graph)
+    elif _is_dataframe(features):
+        features = _from_dataframe(features, nodes)
+    return check_features(features, len(nodes))
+
+
+def _is_dataframe(value):
+    return all(hasattr(value, name) for name in ("index", "columns", "loc", "to_numpy"))
+
+
+def _from_node_attribute(name, nodes, graph):
+    import networkx as nx
+
+    if not isinstance(graph, nx.Graph):
+        raise TypeError(f"features={name!r} names a node attribute, which needs a networkx "
+                        f"graph; got a graph of type {type(graph).__name__}: pass the "
+                        "features as an array in node order instead")
+    missing = [node for node in nodes if name not in graph.nodes[node]]
+    if missing:
+        raise ValueError(f"{len(missing)} of {len(nodes)} nodes have no attribute {name!r}, "
+                         f"e.g. {missing[:5]}")
+    rows = []
+    for node in nodes:
+        value = graph.nodes[node][name]
+        row = np.asarray(value.toarray() if sparse.issparse(value) else value)
+        if row.dtype.kind not in "biuf":
+            raise TypeError(f"node {node!r}: attribute {name!r} must hold numbers, got "
+                            f"{row.dtype} ({value!r:.60})")
+        rows.append(row.reshape(-1))
+    lengths = {row.size for row in rows}
+    if len(lengths) != 1:
+        raise ValueError(f"attribute {name!r} must be a vector of one length on every node, "
+                         f"got lengths {sorted(lengths)[:5]}")
+    return np.vstack(rows)
+
+
+def _from_dataframe(frame, nodes):
+    index = list(frame.index)
+    if len(set(index)) != len(index):
+        raise ValueError("the features DataFrame must have one row per node, got a "
+                         "repeated index")
+    known = set(nodes)
+    unknown = [node for node in index if node not in known]
+    present = set(index)
+    missing = [node for node in nodes if node not in present]
+    if missing or unknown:
+        raise ValueError(f"the features DataFrame must have exactly one row per node of the "
+                         f"graph: {len(missing)} node(s) have no row (e.g. {missing[:5]}), "
+                         f"{len(unknown)} row(s) name no node (e.g. {unknown[:5]})")
+    values = frame.loc[nodes].to_numpy()
+    if values.dtype == object:
+        try:
+            values = values.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError("the features DataFrame must hold numbers, got columns of "
+                            f"dtypes {sorted(set(map(str, frame.dtypes)))}") from None
+    return values

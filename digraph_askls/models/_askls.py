@@ -4,12 +4,16 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 
-from ..linalg import AsKLSSystem
+from ..linalg import AsKLSSystem, SolverResult
 from ._base import _KernelLSClassifier
+from ._loo import spectral_of
 
 __all__ = ["AsKLSClassifier"]
 
-MERGES = ("average", "stack", "joint", "stack_train", "joint_train", "source", "target")
+MERGES = ("average", "stack", "joint", "stack_train", "joint_train", "stack_loo", "joint_loo",
+          "source", "target")
+#: Merges that fit stackers on out-of-sample view scores.
+STACKING_MERGES = ("stack", "joint", "stack_train", "joint_train", "stack_loo", "joint_loo")
 
 
 class AsKLSClassifier(_KernelLSClassifier):
@@ -35,14 +39,20 @@ class AsKLSClassifier(_KernelLSClassifier):
         Regularisation coefficient of the paper (larger fits the training data harder).
     solver : {"auto", "dense", "minres", "lsqr", "batched"}, default="auto"
         See :func:`digraph_askls.linalg.solve_system`.
-    merge : {"average", "stack", "joint", "stack_train", "joint_train", "source", "target"}
+    merge : {"average", "stack", "joint", "stack_train", "joint_train", "stack_loo", \
+"joint_loo", "source", "target"}
         How the two views give one decision: their mean (the paper), the authors'
         stacking (out-of-fold view scores fed to an unpenalised logistic regression per
         class), joint stacking (one multinomial logistic regression on the out-of-fold
         scores of both views and all classes), ``"stack_train"`` / ``"joint_train"`` (the
         same stackers fitted on the training view scores of the full model, which the
         system gives for free: ``f_s(X) = y - a~ / g`` and ``f_t(X) = y - b~ / g``; no
-        fold solves, no kernel product), or one view alone. Default: "average".
+        fold solves, no kernel product), ``"stack_loo"`` / ``"joint_loo"`` (the same
+        stackers fitted on the exact leave-one-out view scores, from one SVD of the
+        training kernel, or a thin SVD of its feature maps; see
+        :class:`~digraph_askls.linalg.SpectralAsKLS`; a numeric ``regularization``, or a
+        singular system under ``"auto"``, stacks on folds instead), or one view alone.
+        Default: "average".
     regularization : "auto", None or float, default="auto"
         ``"auto"`` solves the exact system and falls back, with a warning, to damped
         least squares with ``lambda = 1`` when the system is singular (the authors'
@@ -113,10 +123,29 @@ class AsKLSClassifier(_KernelLSClassifier):
         self.preconditioner = preconditioner
 
     def _stacking(self):
-        return self.merge in ("stack", "joint", "stack_train", "joint_train")
+        return self.merge in STACKING_MERGES
 
     def _joint_stacking(self):
-        return self.merge in ("joint", "joint_train")
+        return self.merge in ("joint", "joint_train", "joint_loo")
+
+    def _loo_stacking(self):
+        return self.merge in ("stack_loo", "joint_loo")
+
+    def _fit_loo(self, K, codes, Y, spectral=None):
+        """Solve through one SVD of ``K`` and stack the exact leave-one-out view scores."""
+        spectral = spectral_of(K) if spectral is None else spectral
+        scores, (intercepts, dual) = spectral.loo_scores(Y, self.gamma, return_solution=True)
+        system = AsKLSSystem(K, gamma=self.gamma)
+        x = np.vstack([intercepts, dual[0], dual[1]])
+        R = system.rhs(Y)
+        residual = (np.linalg.norm(R - system.matmat(x), axis=0)
+                    / np.maximum(np.linalg.norm(R, axis=0), 1e-300))
+        self.solver_result_ = SolverResult(x, 0, 0, residual, "spectral")
+        self.n_iter_ = 0
+        self._set_coefficients(intercepts, dual)
+        self.stack_folds_ = [(np.arange(K.shape[0]), intercepts, dual)]
+        self._fit_stackers(scores.transpose(1, 0, 2), codes, Y)
+        return self
 
     def _train_view_scores(self, Y, dual):
         """Training-set view scores from the system's rows, (n_train, n_views, k).
@@ -150,7 +179,7 @@ class AsKLSClassifier(_KernelLSClassifier):
             return self.intercept_[:, None], self.dual_coef_[:, :, None]
         return self.intercept_.T, self.dual_coef_.transpose(1, 2, 0)
 
-    @available_if(lambda self: self.merge in ("stack", "joint", "stack_train", "joint_train"))
+    @available_if(lambda self: self.merge in STACKING_MERGES)
     def predict_proba(self, X):
         """Class probabilities from the stacked logistic regressions (stacking merges)."""
         return self._predict_proba(X)

@@ -11,7 +11,9 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._fitted import FittedAttributesMixin
-from ..linalg import SingularSystemWarning, check_kernel_matrix, solve_system
+from ..linalg import (
+    SingularSystemError, SingularSystemWarning, check_kernel_matrix, solve_system,
+)
 from ..kernels import VECTOR_KERNELS, restrict_kernel
 from ..kernels._restrict import views_pair_product
 from ._checks import SHARED_CONSTRAINTS, check_targets
@@ -161,6 +163,13 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
         """
         self._validate_params()
         K, y = self._train_kernel(X, y)
+        return self._fit_kernel(K, y)
+
+    def _loo_stacking(self):
+        return False
+
+    def _fit_kernel(self, K, y, spectral=None):
+        """Fit on a checked training kernel; ``spectral``: its decomposition, if known."""
         y = check_targets(y, K.shape[0])
         self.classes_, codes = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
@@ -168,6 +177,15 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
                              f"{self.classes_.size} class: {self.classes_.tolist()}")
         self.shape_fit_ = K.shape
         Y = self._label_columns(codes)
+        if self._loo_stacking() and self.regularization in ("auto", None, 0):
+            try:
+                return self._fit_loo(K, codes, Y, spectral)
+            except SingularSystemError as exc:
+                if self.regularization != "auto":
+                    raise
+                warnings.warn(f"{exc}; the leave-one-out scores do not exist for the exact "
+                              "system, so the views are stacked on folds of the damped "
+                              "solution instead", SingularSystemWarning, stacklevel=3)
         intercepts, dual, result = self._solve(K, Y)
         self.solver_result_ = result
         self.n_iter_ = result.n_iter
@@ -228,6 +246,12 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
                                 restrict_kernel(K, train, valid))
             features[valid] = self._view_scores(views, intercepts, dual).transpose(1, 0, 2)
             self.stack_folds_.append((train, intercepts, dual))
+        self._fit_stackers(features, codes, Y)
+
+    def _fit_stackers(self, features, codes, Y):
+        """Fit the stackers on out-of-sample view scores ``features`` (m, n_views, k)."""
+        self.stacking_scores_ = features
+        m = features.shape[0]
         if m > MAX_STACKING_SAMPLES:
             # A stacker has a handful of coefficients per class: a random subset of the
             # training samples pins them down as well as all of them, at a fraction of

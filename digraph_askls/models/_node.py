@@ -1,15 +1,18 @@
 """Transductive node classification on a directed graph with AsK-LS."""
 
+from numbers import Real
+
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._fitted import FittedAttributesMixin
 from ..graph._index import NodeIndex
-from ..kernels import restrict_kernel
-from ._askls import MERGES, AsKLSClassifier
+from ..kernels import GraphKernel, restrict_kernel
+from ._askls import MERGES
 from ._checks import SHARED_CONSTRAINTS
+from ._selection import as_recipes, default_kernels, select_kernel
 from ._views import KernelViews
 
 __all__ = ["NodeClassifier", "PRESETS", "LARGE_GRAPH_EDGES"]
@@ -33,14 +36,9 @@ PRESETS = {
 }
 
 #: ``preset="auto"`` takes ``"large"`` from this many edges on (when the parameters
-#: it would override are left at their defaults). Measured on directed SBMs (average
-#: degree 10, 10 classes, 60 % labelled, 2 cores): at 10^5 nodes (10^6 edges) the
-#: default takes 8-9 s for 0.997 accuracy, "large" 1.2 s for 0.993; at 10^6 nodes the
-#: default takes 275 s where "large" takes 9 s (``docs/results/speed.md``).
+#: it would override are left at their defaults): below it the accurate configuration
+#: costs seconds, above it minutes (``docs/results/speed.md``).
 LARGE_GRAPH_EDGES = 2_000_000
-
-#: Kernels whose hops run in float32 unless ``kernel_params`` says otherwise.
-_WALK_KERNELS = ("ppr", "ppr_in", "ppr_out")
 
 _PRESET_KEYS = ("kernel", "kernel_params", "gamma", "merge", "regularization", "n_folds",
                 "tol")
@@ -53,64 +51,67 @@ def _same(value, default):
 class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     """Classify the nodes of a directed graph from a few labelled ones with AsK-LS.
 
-    The graph gives an asymmetric kernel on its nodes (by default the 20-hop
-    personalised-PageRank series of the row-normalised walk ``D^{-1} (A + 2 A^T + I)``,
-    an operator; ``preset="paper"`` uses the paper's 1-hop in-degree kernel); AsK-LS is
-    trained on the labelled nodes with ``K(train, train)`` and predicts the others from
-    ``K(test, train)`` (source view) and ``K(train, test)`` (target view). Nothing is
+    The graph (and, when given, the nodes' attributes) gives an asymmetric kernel on
+    the nodes; AsK-LS is trained on the labelled nodes with ``K(train, train)`` and
+    predicts the others from ``K(test, train)`` (source view) and ``K(train, test)``
+    (target view). By default the kernel *family*, its parameters and ``gamma`` are
+    chosen for each graph by exact leave-one-out on the labelled nodes: a walk kernel
+    for graphs whose links join nodes of a class (citations), a link-profile kernel for
+    graphs whose links are not votes (web pages, Wikipedia), and the attributes
+    propagated over the graph when there are features (see ``kernel``). Nothing large is
     densified. On graphs of millions of edges the default switches to the cheaper
-    ``preset="large"`` (see ``preset``); pass ``preset=None`` to keep the defaults.
+    ``preset="large"`` (see ``preset``).
 
     Parameters
     ----------
-    kernel : str, default="ppr"
-        Name of a graph kernel in :data:`digraph_askls.kernels.KERNELS`.
-    gamma : float, default=0.01
-        Regularisation coefficient of AsK-LS. Below ``1 / s_max(K)`` the system without
-        its intercepts is positive definite and CG converges in a few iterations;
-        measured on one 60/40 split, 0.01 beats 0.1 and 1 on Cora and CiteSeer (1 is
-        singular-prone and takes thousands of iterations with the PageRank kernel).
-    merge : {"joint", "stack", "joint_train", "stack_train", "average", "source", "target"}
+    kernel : "auto", str, GraphKernel or list, default="auto"
+        ``"auto"``: choose among :func:`~digraph_askls.models.default_kernels` (the
+        walk, link-profile and, with features, attribute kernels). A name of
+        :data:`digraph_askls.kernels.KERNELS` (with ``kernel_params``), a recipe of
+        :mod:`digraph_askls.kernels` (``WalkKernel()``, ``LinkProfileKernel()``,
+        ``AttributeKernel()``, ``RoleKernel()``, their weighted sums such as
+        ``LinkProfileKernel() + 0.1 * AttributeKernel()``), or a list of these to choose
+        from.
+    gamma : "auto", float or list of float, default="auto"
+        Regularisation coefficient of AsK-LS. ``"auto"``: each kernel's own values
+        (``GraphKernel.gammas``, set for the kernel's scale); a list: those values for
+        every kernel. With one kernel and one gamma nothing is selected.
+    merge : {"joint", "stack", "joint_train", "stack_train", "average", "source", "target", \
+"joint_loo", "stack_loo"}
         How the two views are merged (see :class:`AsKLSClassifier`). ``"joint"``: one
-        multinomial logistic regression on the out-of-fold scores of both views and all
-        classes; on graphs whose classes link in a pattern (class c to c + 1) it reads
-        the pattern that per-class stacking (``"stack"``, the paper's) cannot. The
-        ``*_train`` variants fit the same stackers on the training scores of the full
-        model, with no fold solves. Default: "joint".
+        multinomial logistic regression on the out-of-sample scores of both views and
+        all classes, which also reads patterns across classes (class c linking to class
+        c + 1). When a kernel is selected on leave-one-out scores, the stackers are
+        fitted on those (``"joint"`` becomes ``"joint_loo"``). Default: "joint".
     solver : str, default="auto"
         Solver of the AsK-LS system (see :func:`digraph_askls.linalg.solve_system`).
     preset : {"auto", None, "paper", "large"}, default="auto"
         A named configuration (:data:`PRESETS`) that overrides ``kernel``,
         ``kernel_params``, ``gamma``, ``merge``, ``regularization`` and ``n_folds`` (and
-        ``tol`` for ``"large"``): ``"paper"`` is the authors' protocol, ``"large"`` trades
-        accuracy for about 100 times fewer sparse products (9 against about 960 on a
-        10^5-node SBM). ``None``: the parameters as given. ``"auto"``: ``"large"`` on
-        graphs with at least :data:`LARGE_GRAPH_EDGES` edges when all the parameters it
+        ``tol`` for ``"large"``): ``"paper"`` is the authors' protocol, ``"large"`` a
+        3-hop walk kernel with no selection and no fold solves, for graphs of millions
+        of edges. ``None``: the parameters as given. ``"auto"``: ``"large"`` on graphs
+        with at least :data:`LARGE_GRAPH_EDGES` edges when all the parameters it
         overrides are at their defaults, else as ``None``; ``preset_`` tells which was
         taken.
     regularization : "auto", None or float, default="auto"
         Handling of singular systems (see :class:`AsKLSClassifier`).
     n_folds : int, default=5
-        Folds of the stacking.
+        Folds of the stacking where leave-one-out is not used.
     kernel_params : dict, optional
-        Parameters of the graph kernel. The walk kernels (``"ppr"``, ``"ppr_in"``,
-        ``"ppr_out"``) hop in float32 unless ``dtype`` is given here: float32 rounding
-        (about 1e-7 relative) is far below the solver's tolerance, and on one 60/40 split
-        each of Cora, CiteSeer, Pubmed and a 10^5-node SBM the predictions were identical
-        to float64 hops while the SBM fit took 9.0 s instead of 14.2 s.
+        Parameters of a kernel given by name. The walk kernels (``"ppr"``, ``"ppr_in"``,
+        ``"ppr_out"``) hop in float32 unless ``dtype`` is given here: the rounding is far
+        below the solver's tolerance.
     tol : float, default=1e-4
-        Relative residual of the iterative solvers. Measured on one 60/40 split of Cora,
-        CiteSeer, Pubmed and a 20,000-node SBM, 1e-4 predicts exactly as 1e-6 and 1e-8
-        with fewer iterations.
+        Relative residual of the iterative solvers.
     max_iter : int, optional
     random_state : int, RandomState or None
         Seeds the stacking folds.
     operator : callable, optional
-        Applied to the kernel restricted to the labelled nodes before
-        training, e.g. ``functools.partial(DaskKernelOperator, client=client)`` to hold
-        it on a dask cluster (:mod:`digraph_askls.distributed`; it needs a sparse kernel
-        such as ``kernel="in_degree"`` and ``merge="average"``); the solvers then only
-        see its products. None trains on the local matrix.
+        Applied to the kernel restricted to the labelled nodes before training when one
+        kernel and one gamma are given, e.g. ``functools.partial(DaskKernelOperator,
+        client=client)`` to hold it on a dask cluster (:mod:`digraph_askls.distributed`;
+        it needs a sparse kernel such as ``kernel="in_degree"`` and ``merge="average"``).
 
     Attributes
     ----------
@@ -119,11 +120,21 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     classes_ : ndarray
         Class labels.
     kernel_ : sparse matrix or LinearOperator
-        The graph kernel on all nodes.
+        The graph kernel in use, on all nodes.
     train_nodes_ : ndarray of int
         Indices of the labelled nodes.
     estimator_ : AsKLSClassifier
         The fitted AsK-LS model on the labelled nodes.
+    selection_ : dict
+        What was chosen: ``kernel`` (the recipe), ``gamma``, ``score`` (leave-one-out
+        accuracy of the stacked views, None when nothing was selected) and ``engine``
+        (``"loo"``: exact leave-one-out from one SVD; ``"folds"``: fold stacking;
+        ``"fixed"``: one configuration, nothing selected).
+    cv_results_ : dict of lists
+        One entry per (kernel, gamma) tried: ``kernel``, ``gamma``, ``engine``,
+        ``mean_test_score``, ``rank_test_score`` and ``fit_time`` (seconds, the kernel's
+        build and decomposition shared among its gammas). Empty lists when nothing was
+        selected.
     preset_ : str or None
         The preset in effect (``"auto"`` resolved on the fitted graph).
 
@@ -133,22 +144,30 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     >>> from digraph_askls import NodeClassifier
     >>> graph = nx.DiGraph([(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (2, 3)])
     >>> labels = {0: "a", 1: "a", 3: "b", 4: "b"}
-    >>> clf = NodeClassifier(merge="average").fit(graph, labels)
+    >>> clf = NodeClassifier(kernel="ppr", gamma=0.01, merge="average").fit(graph, labels)
     >>> clf.predict([2, 5]).tolist()
     ['a', 'b']
+
+    With node attributes, the kernel is chosen among the candidates:
+
+    >>> nx.set_node_attributes(graph, {n: [1.0, 0.0] if n < 3 else [0.0, 1.0]
+    ...                                for n in graph}, "x")
+    >>> clf = NodeClassifier(merge="average").fit(graph, labels, features="x")
+    >>> clf.predict([2, 5]).tolist(), type(clf.selection_["kernel"]).__name__
+    (['a', 'b'], 'AttributeKernel')
     """
 
     _parameter_constraints: dict = {
-        # Any registered graph kernel (the registry grows at run time): checked by name in
-        # get_graph_kernel.
-        "kernel": [str],
+        # Names of the registry are checked by get_graph_kernel (it grows at run time).
+        "kernel": [str, GraphKernel, list],
+        "gamma": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither"), list],
         "merge": [StrOptions(set(MERGES))],
         "preset": [StrOptions({"auto", *PRESETS}), None],
         "operator": [callable, None],
-        **SHARED_CONSTRAINTS,
+        **{key: value for key, value in SHARED_CONSTRAINTS.items() if key != "gamma"},
     }
 
-    def __init__(self, kernel="ppr", gamma=0.01, merge="joint", solver="auto",
+    def __init__(self, kernel="auto", gamma="auto", merge="joint", solver="auto",
                  preset="auto", regularization="auto", n_folds=5, kernel_params=None,
                  tol=1e-4, max_iter=None, random_state=None, operator=None):
         self.kernel = kernel
@@ -182,11 +201,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
                       n_folds=self.n_folds, tol=self.tol)
         if preset is not None:
             config.update(PRESETS[preset])
-        if config["kernel"] in _WALK_KERNELS:
-            config["kernel_params"] = {"dtype": "float32", **(config["kernel_params"] or {})}
         return config
 
-    def fit(self, graph, labels, *, nodelist=None, weight="weight"):
+    def fit(self, graph, labels, *, features=None, nodelist=None, weight="weight"):
         """Fit on the labelled nodes of ``graph``.
 
         Parameters
@@ -196,6 +213,10 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         labels : array-like of shape (n_nodes,) or dict
             Class of each node, ``-1`` for unlabelled nodes; or a dict node -> class
             (nodes missing from the dict are unlabelled).
+        features : array-like, sparse matrix, pandas.DataFrame or str, optional
+            Node attributes: an array of shape (n_nodes, n_features) in node order, a
+            DataFrame indexed by node name, or the name of a networkx node attribute
+            holding a vector (see :func:`digraph_askls.graph.get_features`).
         nodelist, weight
             As in :func:`digraph_askls.graph.get_adjacency`.
 
@@ -203,11 +224,11 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         -------
         self
         """
-        from ..graph import get_adjacency, get_labels
-        from ..kernels import get_graph_kernel
+        from ..graph import get_adjacency, get_features, get_labels
 
         self._validate_params()
         adjacency, nodes = get_adjacency(graph, nodelist=nodelist, weight=weight)
+        features = get_features(features, nodes, graph)
         self.preset_ = self._resolve_preset(adjacency.nnz)
         config = self._config(self.preset_)
         codes, classes = get_labels(labels, nodes)
@@ -217,18 +238,26 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
                              f"{np.unique(codes[train]).size}")
         self.nodes_ = list(nodes)
         self._node_index = NodeIndex(self.nodes_)
-        self.kernel_ = get_graph_kernel(config["kernel"], adjacency,
-                                        **(config["kernel_params"] or {}))
         self.train_nodes_ = train
-        train_kernel = restrict_kernel(self.kernel_, train, train)
-        if self.operator is not None:
-            train_kernel = self.operator(train_kernel)
-        self.estimator_ = AsKLSClassifier(
-            kernel="precomputed", gamma=config["gamma"], solver=self.solver,
-            merge=config["merge"], regularization=config["regularization"],
-            n_folds=config["n_folds"], tol=config["tol"], max_iter=self.max_iter,
-            random_state=self.random_state,
-        ).fit(train_kernel, codes[train])
+        if _same(config["kernel"], "auto"):
+            if config["kernel_params"] is not None:
+                raise ValueError("kernel_params set the parameters of a kernel given by name; "
+                                 "with kernel='auto' pass kernel='ppr' (or another name), or "
+                                 "kernel recipes such as WalkKernel(alpha=0.8)")
+            recipes = default_kernels(train.size, features is not None)
+        else:
+            recipes = as_recipes(config["kernel"], config["kernel_params"])
+        gammas = None if _same(config["gamma"], "auto") else config["gamma"]
+        params = dict(solver=self.solver, merge=config["merge"],
+                      regularization=config["regularization"], n_folds=config["n_folds"],
+                      tol=config["tol"], max_iter=self.max_iter,
+                      random_state=self.random_state)
+
+        def build(recipe):
+            return recipe.make(adjacency, features)
+
+        self.kernel_, self.estimator_, self.selection_, self.cv_results_ = select_kernel(
+            recipes, build, codes[train], train, gammas, params, operator=self.operator)
         self.classes_ = np.asarray(classes)[self.estimator_.classes_]
         return self
 
@@ -278,3 +307,37 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         if estimator.classes_.size == 2:
             scores = {name: value[:, 0] for name, value in scores.items()}
         return scores if view == "both" else scores[view]
+
+    def primal_weights(self):
+        """Per-feature weights of both views, for kernels with explicit feature maps.
+
+        With ``K = U V^T`` (source maps ``U``, target maps ``V``), the source view is
+        ``f_s(x) = u(x) . w_s + b1`` with ``w_s = V^T b~`` and the target view is
+        ``f_t(x) = v(x) . w_t + b2`` with ``w_t = U^T a~`` (the paper's section 3). For the
+        attribute kernel with ``propagation="directed"``, ``w_s`` weighs the attributes
+        of the nodes a node links to and ``w_t`` those of the nodes linking to it.
+
+        Returns
+        -------
+        dict
+            ``"source"`` and ``"target"``: arrays of shape (n_columns, n_features), one
+            row per one-vs-rest problem (one row, for ``classes_[1]``, with two
+            classes); ``"feature_names"``: the names of the features, or None.
+
+        Raises
+        ------
+        ValueError
+            If the kernel in use has no explicit feature maps (a walk kernel).
+        """
+        check_is_fitted(self)
+        train = self.train_nodes_
+        block = restrict_kernel(self.kernel_, train, train)
+        transpose_dot = getattr(block, "maps_transpose_dot", None)
+        if transpose_dot is None:
+            raise ValueError(f"the kernel in use ({type(self.kernel_).__name__}) has no "
+                             "explicit feature maps; primal weights exist for the attribute, "
+                             "role and first-power link-profile kernels")
+        _, dual = self.estimator_._coefficient_blocks()     # (2, m, k): a~, b~
+        return {"source": transpose_dot(dual[1], side="target").T,
+                "target": transpose_dot(dual[0], side="source").T,
+                "feature_names": getattr(self.kernel_, "feature_names", None)}

@@ -50,7 +50,11 @@ class NodeClassifierCV(FittedAttributesMixin, BaseEstimator):
     base_params : dict, optional
         Fixed :class:`NodeClassifier` parameters of all candidates. Their ``preset`` is
         None unless given here or in the grid: every candidate runs as configured,
-        whatever the size of the graph (no ``"auto"`` switch to ``"large"``).
+        whatever the size of the graph (no ``"auto"`` switch to ``"large"``). Each
+        candidate is one kernel *by name* and one gamma: ``kernel="ppr"`` and
+        ``gamma=0.01`` unless given here or in the grid. (:class:`NodeClassifier` itself
+        chooses among kernel families and gammas by exact leave-one-out; this class
+        searches any of its parameters by folds.)
     random_state : int, RandomState or None
         Seeds the folds (and the stacking inside each candidate).
     n_jobs : int, optional
@@ -112,8 +116,11 @@ class NodeClassifierCV(FittedAttributesMixin, BaseEstimator):
                 settings[key] = value
             else:
                 kernel_params[key] = value
-        # Every candidate runs as configured: no size-dependent switch ("auto" preset).
+        # Every candidate runs as configured: no size-dependent switch ("auto" preset), and
+        # one kernel by name with one gamma (the walk kernel's, unless the grid says).
         settings.setdefault("preset", None)
+        settings.setdefault("kernel", "ppr")
+        settings.setdefault("gamma", 0.01)
         return dict(settings, kernel_params=kernel_params or None,
                     random_state=self.random_state)
 

@@ -1,0 +1,222 @@
+"""Choosing the kernel family, its weights and gamma for each graph.
+
+Every candidate kernel is built once on the graph and restricted to the labelled nodes.
+Where its training block can be decomposed (a dense block of at most
+:data:`SPECTRAL_MAX_TRAIN` nodes, or explicit feature maps with fewer features than
+labelled nodes) one SVD gives the solution *and the exact leave-one-out view scores* for
+every gamma (:class:`~digraph_askls.linalg.SpectralAsKLS`); elsewhere the candidate is
+fitted with fold stacking and its out-of-fold scores stand in. Each (kernel, gamma) is
+scored by the leave-one-out accuracy of a least-squares stacker on those out-of-sample
+scores (:func:`~digraph_askls.models._loo.stacking_accuracy`), and the winner is refitted
+from the decomposition it already has: its stackers learn from its leave-one-out scores.
+"""
+
+import logging
+import time
+
+import numpy as np
+from scipy import sparse
+
+from ..kernels import (AttributeKernel, GraphKernel, LinkProfileKernel, NamedKernel,
+                       WalkKernel, gamma_grid, restrict_kernel)
+from ..linalg import SingularSystemError
+from ._askls import AsKLSClassifier
+from ._loo import loo_accuracy, spectral_of, stacking_accuracy
+
+__all__ = ["SPECTRAL_MAX_TRAIN", "as_recipes", "default_kernels", "select_kernel"]
+
+logger = logging.getLogger(__name__)
+
+#: Largest number of labelled nodes whose dense training kernel is decomposed for the
+#: leave-one-out selection (an SVD of this size takes about 10 s on 2 cores).
+SPECTRAL_MAX_TRAIN = 5000
+
+#: With stacking merges, the final model stacks the leave-one-out scores.
+_LOO_MERGES = {"joint": "joint_loo", "stack": "stack_loo"}
+
+
+def default_kernels(n_train, has_features):
+    """The candidate kernels of ``NodeClassifier(kernel="auto")``.
+
+    The walk kernel (homophilous graphs: citations), the link-profile kernel (graphs
+    whose links are not votes: web pages, Wikipedia; only where its dense training block
+    is affordable) and, with node features, the attribute kernel. Measured per graph in
+    ``docs/results/directed.md``.
+    """
+    kernels = []
+    if has_features:
+        kernels.append(AttributeKernel())
+    kernels.append(WalkKernel())
+    if n_train <= SPECTRAL_MAX_TRAIN:
+        kernels.append(LinkProfileKernel())
+    return kernels
+
+
+def as_recipes(kernel, kernel_params=None):
+    """The list of recipes a ``kernel`` parameter stands for (a name, a recipe, a list)."""
+    items = kernel if isinstance(kernel, list) else [kernel]
+    if not items:
+        raise ValueError("kernel must name at least one kernel, got an empty list")
+    recipes = []
+    for item in items:
+        if isinstance(item, GraphKernel):
+            recipes.append(item)
+        elif isinstance(item, str):
+            recipes.append(NamedKernel(item, kernel_params))
+        else:
+            raise TypeError(f"kernel must be 'auto', a kernel name, a GraphKernel or a list "
+                            f"of these, got {type(item).__name__} ({item!r:.60})")
+    return recipes
+
+
+def _spectral_possible(train_kernel):
+    """Whether the training block is worth decomposing for leave-one-out.
+
+    Explicit maps with fewer features than samples always are (thin SVD). Dense blocks
+    are up to :data:`SPECTRAL_MAX_TRAIN` samples, when the kernel forms them directly
+    (arrays, sparse matrices, kernels with ``to_dense``); a plain operator such as a walk
+    series would need ``m`` products with the whole graph, where fold stacking needs a
+    handful of products with a few columns.
+    """
+    m = train_kernel.shape[0]
+    factors = getattr(train_kernel, "factors", None)
+    if callable(factors) and getattr(train_kernel, "n_features", m) < m:
+        return True
+    direct = (isinstance(train_kernel, np.ndarray) or sparse.issparse(train_kernel)
+              or callable(getattr(train_kernel, "to_dense", None)))
+    return direct and m <= SPECTRAL_MAX_TRAIN
+
+
+_STACKING = ("joint", "stack", "joint_loo", "stack_loo", "joint_train", "stack_train")
+
+
+def _criterion(scores, codes, merge, binary):
+    if merge in _STACKING:
+        return stacking_accuracy(scores, codes)
+    if merge in ("source", "target"):
+        scores = scores[:1] if merge == "source" else scores[1:]
+    return loo_accuracy(scores, codes, binary)
+
+
+def _fixed(recipe, build, train_codes, train, gamma, estimator_params, operator):
+    """One kernel and one gamma: fit as given, nothing to select."""
+    kernel = build(recipe)
+    train_kernel = restrict_kernel(kernel, train, train)
+    if operator is not None:
+        train_kernel = operator(train_kernel)
+    estimator = AsKLSClassifier(kernel="precomputed", **dict(estimator_params, gamma=gamma))
+    estimator._validate_params()
+    estimator._fit_kernel(train_kernel, train_codes)
+    selection = dict(kernel=recipe, gamma=float(gamma), score=None, engine="fixed")
+    rows = {key: [] for key in ("kernel", "gamma", "engine", "mean_test_score", "fit_time",
+                                "rank_test_score")}
+    return kernel, estimator, selection, rows
+
+
+def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
+                  operator=None):
+    """Score every (recipe, gamma) on the labelled nodes and fit the best one.
+
+    Parameters
+    ----------
+    recipes : list of GraphKernel
+    build : callable
+        ``build(recipe)`` returns the kernel on all nodes.
+    train_codes : ndarray of int
+        Class codes of the labelled nodes ``train``.
+    train : ndarray of int
+    gammas : None, float or sequence of float
+        None: each recipe's own grid (:func:`~digraph_askls.kernels.gamma_grid`).
+    estimator_params : dict
+        Parameters of :class:`AsKLSClassifier` (``merge``, ``solver``, ``n_folds`` ...).
+    operator : callable, optional
+        Applied to the training kernel when there is one configuration only (see
+        :class:`~digraph_askls.NodeClassifier`).
+
+    Returns
+    -------
+    kernel : the winning kernel on all nodes
+    estimator : AsKLSClassifier fitted on ``K(train, train)``
+    selection : dict
+        ``kernel`` (recipe), ``gamma``, ``score``, ``engine`` (``"loo"`` or ``"folds"``).
+    cv_results : dict of lists
+        ``kernel``, ``gamma``, ``engine``, ``mean_test_score``, ``fit_time`` (s),
+        ``rank_test_score``, one entry per (recipe, gamma).
+    """
+    grids = [gamma_grid(recipe) if gammas is None else tuple(np.atleast_1d(gammas))
+             for recipe in recipes]
+    if len(recipes) == 1 and len(grids[0]) == 1:
+        return _fixed(recipes[0], build, train_codes, train, grids[0][0], estimator_params,
+                      operator)
+    merge = estimator_params["merge"]
+    binary = np.unique(train_codes).size == 2
+    rows = {"kernel": [], "gamma": [], "engine": [], "mean_test_score": [], "fit_time": []}
+    best = None
+    for recipe, grid in zip(recipes, grids):
+        start = time.perf_counter()
+        kernel = build(recipe)
+        train_kernel = restrict_kernel(kernel, train, train)
+        spectral = _spectral_possible(train_kernel)
+        if spectral:
+            decomposition = spectral_of(train_kernel)
+        elif gammas is None:
+            grid = grid[:1]            # fold stacking per gamma is dear: the family's first
+        shared = time.perf_counter() - start
+        for gamma in grid:
+            start = time.perf_counter()
+            outcome = _evaluate(recipe, train_kernel, train_codes, gamma, merge, binary,
+                                decomposition if spectral else None, estimator_params)
+            elapsed = time.perf_counter() - start + shared / len(grid)
+            if outcome is None:
+                continue
+            score, fitted = outcome
+            rows["kernel"].append(recipe)
+            rows["gamma"].append(float(gamma))
+            rows["engine"].append("loo" if spectral else "folds")
+            rows["mean_test_score"].append(score)
+            rows["fit_time"].append(elapsed)
+            logger.info("selection %r gamma=%g: %.4f (%.2f s)", recipe, gamma, score, elapsed)
+            if best is None or score > best["score"]:
+                best = dict(kernel=recipe, gamma=float(gamma), score=score,
+                            engine="loo" if spectral else "folds", built=kernel,
+                            train_kernel=train_kernel, fitted=fitted,
+                            decomposition=decomposition if spectral else None)
+    if best is None:
+        raise ValueError("no candidate kernel and gamma gave a solvable AsK-LS system; pass "
+                         "other kernels or gammas")
+    estimator = best.pop("fitted")
+    if estimator is None:
+        loo = best["decomposition"] is not None
+        params = dict(estimator_params, gamma=best["gamma"],
+                      merge=_LOO_MERGES.get(merge, merge) if loo else merge)
+        estimator = AsKLSClassifier(kernel="precomputed", **params)._fit_kernel(
+            best["train_kernel"], train_codes, spectral=best["decomposition"])
+    scores = np.asarray(rows["mean_test_score"])
+    rows["rank_test_score"] = list(np.argsort(np.argsort(-scores, kind="stable")) + 1)
+    selection = {key: best[key] for key in ("kernel", "gamma", "score", "engine")}
+    return best["built"], estimator, selection, rows
+
+
+def _evaluate(recipe, train_kernel, codes, gamma, merge, binary, decomposition, params):
+    """Score of one (kernel, gamma), and the fitted estimator when one had to be fitted."""
+    if decomposition is not None:
+        n_classes = int(codes.max()) + 1
+        if binary:
+            Y = np.where(codes == 1, 1.0, -1.0)[:, None]
+        else:
+            Y = -np.ones((codes.size, n_classes))
+            Y[np.arange(codes.size), codes] = 1.0
+        try:
+            scores = decomposition.loo_scores(Y, gamma)
+        except SingularSystemError as exc:
+            logger.info("selection %r gamma=%g skipped: %s", recipe, gamma, exc)
+            return None
+        return _criterion(scores, codes, merge, binary), None
+    # Fold stacking gives the out-of-fold scores; a merge without stackers is scored on
+    # them too, and refitted as asked if it wins.
+    stacked = merge in _STACKING
+    estimator = AsKLSClassifier(kernel="precomputed",
+                                **dict(params, gamma=gamma, merge=merge if stacked else "joint"))
+    estimator._fit_kernel(train_kernel, codes)
+    scores = np.transpose(estimator.stacking_scores_, (1, 0, 2))
+    return _criterion(scores, codes, merge, binary), estimator if stacked else None
