@@ -56,6 +56,14 @@ class GraphKernel(BaseEstimator):
             raise ValueError(f"{self!r} needs node features: pass features= to fit")
         return self._build(adjacency, features)
 
+    def __eq__(self, other):
+        # Recipes are equal when they build the same kernel: same family, same parameters.
+        return type(self) is type(other) and repr(self.get_params(deep=False)) == repr(
+            other.get_params(deep=False))
+
+    def __hash__(self):
+        return hash((type(self).__name__, repr(self.get_params(deep=False))))
+
     def __add__(self, other):
         if not isinstance(other, GraphKernel):
             return NotImplemented
