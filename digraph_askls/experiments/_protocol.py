@@ -1,5 +1,6 @@
 """The evaluation protocol of the paper: random splits, micro- and macro-F1 over trials."""
 
+import inspect
 import logging
 import numbers
 import time
@@ -168,18 +169,29 @@ class TrialResults:
         self.seconds.append(float(seconds))
 
 
-def _run_trial(make_classifier, adjacency, labels, seed, train, test):
+def takes_features(classifier):
+    """Whether ``classifier.fit`` accepts node attributes (a ``features`` keyword)."""
+    try:
+        return "features" in inspect.signature(classifier.fit).parameters
+    except (TypeError, ValueError):      # builtins or C callables without a signature
+        return False
+
+
+def _run_trial(make_classifier, adjacency, labels, seed, train, test, features=None):
     known = np.full(labels.size, -1)
     known[train] = labels[train]
     start = time.perf_counter()
     classifier = make_classifier(seed[1])
-    classifier.fit(adjacency, known)
+    if features is not None and takes_features(classifier):
+        classifier.fit(adjacency, known, features=features)
+    else:
+        classifier.fit(adjacency, known)
     predicted = classifier.predict(test)
     return predicted, time.perf_counter() - start
 
 
 def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name="AsK-LS",
-                             verbose=True, n_jobs=None):
+                             features=None, verbose=True, n_jobs=None):
     """Fit and score a node classifier on each split.
 
     Parameters
@@ -195,6 +207,10 @@ def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name
         Output of :func:`random_splits` or :func:`fixed_splits`.
     name : str
         Method name in the results.
+    features : array-like or sparse matrix, optional
+        Node attributes, in node order. They are passed as ``fit(..., features=features)``
+        to classifiers whose ``fit`` takes a ``features`` keyword (:class:`NodeClassifier`);
+        structure-only classifiers (the scikit-network peers) are fitted without them.
     verbose : bool
         Show a progress bar.
     n_jobs : int, optional
@@ -206,18 +222,34 @@ def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name
     Returns
     -------
     TrialResults
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from digraph_askls import NodeClassifier
+    >>> from digraph_askls.graph import get_adjacency
+    >>> adjacency, _ = get_adjacency([(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3)])
+    >>> labels = np.array([0, 0, 0, 1, 1, 1])
+    >>> features = np.array([[1.0, 0.0]] * 3 + [[0.0, 1.0]] * 3)
+    >>> splits = [((0, 0), np.array([0, 1, 3, 4]), np.array([2, 5]))]
+    >>> results = evaluate_node_classifier(
+    ...     lambda seed: NodeClassifier(merge="average", random_state=seed), adjacency,
+    ...     labels, splits=splits, features=features, verbose=False)
+    >>> results.micro_f1
+    [1.0]
     """
     labels = _check_codes(labels)
     results = TrialResults(name)
     if n_jobs is None:
-        outputs = (_run_trial(make_classifier, adjacency, labels, *split) for split in splits)
+        outputs = (_run_trial(make_classifier, adjacency, labels, *split, features)
+                   for split in splits)
     else:
         from joblib import Parallel, delayed
 
         # Results come back in order as they finish, so the bar counts finished trials,
         # not dispatched ones.
         outputs = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(_run_trial)(make_classifier, adjacency, labels, *split)
+            delayed(_run_trial)(make_classifier, adjacency, labels, *split, features)
             for split in splits)
     progress = tqdm(outputs, total=len(splits), desc=name, disable=not verbose, leave=False)
     for (seed, _, test), (predicted, seconds) in zip(splits, progress):
