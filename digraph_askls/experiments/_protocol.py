@@ -4,13 +4,17 @@ import inspect
 import logging
 import numbers
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.metrics import f1_score
 from tqdm.auto import tqdm
 
-__all__ = ["random_splits", "fixed_splits", "evaluate_node_classifier", "TrialResults"]
+from ..kernels import NamedKernel, SumKernel
+
+__all__ = ["random_splits", "fixed_splits", "evaluate_node_classifier", "TrialResults",
+           "kernel_family"]
 
 logger = logging.getLogger(__name__)
 
@@ -144,29 +148,63 @@ def fixed_splits(graph, train_on_valid=False):
 
 @dataclass
 class TrialResults:
-    """Scores of one method over the trials of a protocol."""
+    """Scores of one method over the trials of a protocol.
+
+    ``kernels`` and ``gammas`` hold, per trial, the kernel family and gamma that a
+    selecting classifier (:class:`NodeClassifier`) chose; None for other classifiers.
+    """
 
     name: str
     micro_f1: list = field(default_factory=list)
     macro_f1: list = field(default_factory=list)
     seconds: list = field(default_factory=list)
+    kernels: list = field(default_factory=list)
+    gammas: list = field(default_factory=list)
 
     def summary(self):
-        """Mean and standard deviation of each score, and the mean time per trial."""
+        """Mean and standard deviation of each score, the mean time per trial, and how
+        often each kernel family was selected (None when nothing was selected)."""
         def stats(values):
             values = np.asarray(values, dtype=float)
             return (float(values.mean()), float(values.std())) if values.size else (np.nan,) * 2
 
         micro, macro, seconds = stats(self.micro_f1), stats(self.macro_f1), stats(self.seconds)
+        chosen = Counter(kernel for kernel in self.kernels if kernel is not None)
         return {"method": self.name, "trials": len(self.micro_f1),
                 "micro_f1_mean": micro[0], "micro_f1_std": micro[1],
                 "macro_f1_mean": macro[0], "macro_f1_std": macro[1],
-                "seconds_per_trial": seconds[0]}
+                "seconds_per_trial": seconds[0],
+                "selected_kernels": dict(chosen.most_common()) if chosen else None}
 
-    def record(self, y_true, y_pred, seconds):
+    def record(self, y_true, y_pred, seconds, kernel=None, gamma=None):
         self.micro_f1.append(float(f1_score(y_true, y_pred, average="micro")))
         self.macro_f1.append(float(f1_score(y_true, y_pred, average="macro")))
         self.seconds.append(float(seconds))
+        self.kernels.append(kernel)
+        self.gammas.append(None if gamma is None else float(gamma))
+
+
+def kernel_family(recipe):
+    """A short name of a kernel recipe's family: its class name, the registry name of a
+    kernel given by name (``"ppr"``), or its parts' names for a sum.
+
+    Examples
+    --------
+    >>> from digraph_askls.kernels import RoleKernel, WalkKernel
+    >>> kernel_family(WalkKernel()), kernel_family(WalkKernel() + 0.5 * RoleKernel())
+    ('WalkKernel', 'WalkKernel + RoleKernel')
+    """
+    if isinstance(recipe, SumKernel):
+        return " + ".join(kernel_family(part) for _, part in recipe.parts)
+    return recipe.name if isinstance(recipe, NamedKernel) else type(recipe).__name__
+
+
+def _selection(classifier):
+    """The (kernel family, gamma) a fitted classifier selected, or (None, None)."""
+    selection = getattr(classifier, "selection_", None)
+    if not isinstance(selection, dict) or "kernel" not in selection:
+        return None, None
+    return kernel_family(selection["kernel"]), selection.get("gamma")
 
 
 def takes_features(classifier):
@@ -187,7 +225,7 @@ def _run_trial(make_classifier, adjacency, labels, seed, train, test, features=N
     else:
         classifier.fit(adjacency, known)
     predicted = classifier.predict(test)
-    return predicted, time.perf_counter() - start
+    return predicted, time.perf_counter() - start, *_selection(classifier)
 
 
 def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name="AsK-LS",
@@ -252,7 +290,7 @@ def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name
             delayed(_run_trial)(make_classifier, adjacency, labels, *split, features)
             for split in splits)
     progress = tqdm(outputs, total=len(splits), desc=name, disable=not verbose, leave=False)
-    for (seed, _, test), (predicted, seconds) in zip(splits, progress):
-        results.record(labels[test], predicted, seconds)
+    for (seed, _, test), (predicted, seconds, kernel, gamma) in zip(splits, progress):
+        results.record(labels[test], predicted, seconds, kernel, gamma)
         logger.info("%s trial %s: micro-F1 %.4f", name, seed, results.micro_f1[-1])
     return results
