@@ -178,3 +178,20 @@ def test_markdown_and_figure_are_written(tiny_rows, tmp_path):
     legend = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
     assert legend[-1] == "published, not rerun" and legend.count("published, not rerun") == 1
     assert set(legend[:-1]) == set(DIRECTED_METHODS)
+
+
+def test_command_line_writes_the_table_the_json_and_the_figure(shared_datasets, tmp_path,
+                                                               capsys):
+    pytest.importorskip("sknetwork")
+    pytest.importorskip("matplotlib")
+    from digraph_askls import cli
+
+    out = tmp_path / "results"
+    assert cli.main(["table", "directed", "--datasets", "texas", "--trials", "1",
+                     "--data-home", str(shared_datasets), "--out", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "| texas | fixed splits (1) | AsK-LS default |" in printed
+    rows = json.loads((out / "directed.json").read_text())
+    assert {row["method"] for row in rows if not row["published"]} == set(DIRECTED_METHODS)
+    assert "MagNet (published, not rerun)" in (out / "directed.md").read_text()
+    assert (out / "directed.png").stat().st_size > 1000
