@@ -4,6 +4,7 @@ Examples
 --------
 ``digraph-askls run --dataset cora --preset paper --trials 10``
 ``digraph-askls run --dataset sbm --json``
+``digraph-askls table directed --datasets texas wisconsin --trials 2``
 """
 
 import argparse
@@ -13,12 +14,15 @@ import sys
 import warnings
 
 from ._notes import Notes, held_warnings
+from .experiments import DIRECTED_DATASETS, DIRECTED_METHODS
 from .models import PRESETS
 
 __all__ = ["main"]
 
 EPILOG_RUN = """examples:
   digraph-askls run --dataset cora --preset paper --trials 10
+  digraph-askls run --dataset chameleon --data-home ../shared/datasets
+  digraph-askls run --dataset texas --no-features --splits random --trials 5
   DIGRAPH_ASKLS_DATA=../shared/datasets digraph-askls run --dataset pubmed
   digraph-askls run --dataset sbm --trials 3 --json
 """
@@ -28,30 +32,48 @@ EPILOG_MAIN = """examples:
   digraph-askls run --dataset cora --data-home ../shared/datasets
   digraph-askls run --dataset sbm --trials 3 --quiet
   digraph-askls table4 --datasets heart --trials 2 --cv 3 --quiet
+  digraph-askls table directed --datasets texas wisconsin --trials 2 --out docs/results
 
 Run 'digraph-askls <command> --help' for the options of a command.
 """
 
 
 def _load(name, data_home, download, seed):
-    """A named dataset, or the built-in synthetic directed SBM ``"sbm"``."""
+    """A named dataset, or the built-in synthetic directed SBM ``"sbm"``, as a Graph."""
+    from scipy import sparse
+
     from .datasets import load_dataset, make_directed_sbm
+    from .graph import Graph
 
     if name == "sbm":
         adjacency, labels = make_directed_sbm(10_000, 10, 10, p_in=0.5, random_state=seed)
-        return "sbm (10,000 nodes, 10 classes, one-way flows)", adjacency, labels
-    graph = load_dataset(name, data_home=data_home, download=download)
-    return graph.name, graph.adjacency, graph.labels
+        return Graph(sparse.csr_array(adjacency), labels, list(range(adjacency.shape[0])),
+                     list(range(int(labels.max()) + 1)),
+                     name="sbm (10,000 nodes, 10 classes, one-way flows)")
+    return load_dataset(name, data_home=data_home, download=download)
+
+
+def _run_splits(args, graph):
+    """The dataset's fixed splits (at most ``--trials``) unless random ones are asked for."""
+    from .experiments import fixed_splits, random_splits
+
+    kind = args.splits or ("fixed" if graph.splits else "random")
+    if kind == "fixed" and not graph.splits:
+        raise ValueError(f"{args.dataset} ships no fixed splits; use --splits random")
+    if kind == "fixed":
+        return fixed_splits(graph)[:args.trials], "fixed"
+    return random_splits(graph.labels, args.train_size, args.trials, args.seed), "random"
 
 
 def _command_run(args, notes):
-    from .experiments import evaluate_node_classifier, random_splits
+    from .experiments import evaluate_node_classifier
     from .linalg import SingularSystemWarning
     from .models import NodeClassifier
 
-    title, adjacency, labels = _load(args.dataset, args.data_home, not args.no_download,
-                                     args.seed)
-    splits = random_splits(labels, args.train_size, args.trials, args.seed)
+    graph = _load(args.dataset, args.data_home, not args.no_download, args.seed)
+    title, adjacency, labels = graph.name, graph.adjacency, graph.labels
+    features = None if args.no_features else graph.features
+    splits, kind = _run_splits(args, graph)
     params = {"preset": None if args.preset == "none" else args.preset}
     if args.gamma is not None:
         params["gamma"] = args.gamma
@@ -60,7 +82,7 @@ def _command_run(args, notes):
         warnings.simplefilter("always", SingularSystemWarning)
         results = evaluate_node_classifier(
             lambda seed: NodeClassifier(random_state=seed, **params), adjacency, labels,
-            splits=splits, name=f"AsK-LS ({resolved or 'default'})",
+            splits=splits, name=f"AsK-LS ({resolved or 'default'})", features=features,
             verbose=not args.quiet)
     singular = [w for w in caught if issubclass(w.category, SingularSystemWarning)]
     for other in caught:
@@ -68,19 +90,29 @@ def _command_run(args, notes):
             notes.warning(other)
     if singular:
         notes.write(f"note: the training system was singular in {len(singular)} of "
-                    f"{args.trials} splits and was solved by damped least squares, as the "
+                    f"{len(splits)} splits and was solved by damped least squares, as the "
                     f"paper's authors do. First message: {singular[0].message}")
     summary = results.summary()
+    chosen = summary["selected_kernels"]
+    kernel = next(iter(chosen)) if chosen else None     # most common first
     if args.json:
-        summary.update(dataset=args.dataset, train_size=args.train_size,
-                       seeds=[list(seed) for seed, _, _ in splits],
+        summary.update(dataset=args.dataset, splits=kind, features=features is not None,
+                       train_size=args.train_size if kind == "random" else None,
+                       seeds=[list(seed) for seed, _, _ in splits], kernel=kernel,
                        micro_f1=results.micro_f1, macro_f1=results.macro_f1)
         print(json.dumps(summary, indent=2))
         return 0
     n_classes = int(labels.max()) + 1
-    print(f"{title}: {adjacency.shape[0]} nodes, {adjacency.nnz} edges, {n_classes} classes")
-    print(f"{summary['method']}, {args.trials} random {round(100 * args.train_size)}/"
-          f"{round(100 * (1 - args.train_size))} splits (seed {args.seed})")
+    attributes = "no attributes" if features is None else f"{features.shape[1]} attributes"
+    print(f"{title}: {adjacency.shape[0]} nodes, {adjacency.nnz} edges, {n_classes} classes, "
+          f"{attributes}")
+    if kind == "fixed":
+        print(f"{summary['method']}, {len(splits)} of the dataset's fixed splits")
+    else:
+        print(f"{summary['method']}, {len(splits)} random {round(100 * args.train_size)}/"
+              f"{round(100 * (1 - args.train_size))} splits (seed {args.seed})")
+    if kernel is not None:
+        print(f"kernel selected: {kernel} (in {chosen[kernel]} of {len(splits)} splits)")
     print(f"micro-F1 {summary['micro_f1_mean']:.3f} ± {summary['micro_f1_std']:.3f}   "
           f"macro-F1 {summary['macro_f1_mean']:.3f} ± {summary['macro_f1_std']:.3f}   "
           f"{summary['seconds_per_trial']:.2f} s per split")
@@ -103,6 +135,20 @@ def _report(stem, rows, markdown, out_dir):
     (out / f"{stem}.md").write_text(markdown + "\n")
     print(f"written to {out}")
     return out
+
+
+def _command_table(args, notes):
+    from .experiments import format_directed, plot_directed, run_directed
+
+    rows = run_directed(args.datasets, n_trials=args.trials, data_home=args.data_home,
+                        random_state=args.seed, verbose=not args.quiet, methods=args.methods)
+    out = _report(args.table, rows, format_directed(rows), args.out)
+    if out is not None:
+        try:
+            plot_directed(rows, out / f"{args.table}.png")
+        except ImportError as error:
+            notes.write(f"no bar chart: {error}")
+    return 0
 
 
 def _command_table3(args, notes):
@@ -155,8 +201,8 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog="digraph-askls",
         description="Node classification on directed graphs with AsK-LS, the least-squares "
-                    "SVM for asymmetric kernels: run it on a dataset, or reproduce the "
-                    "paper's Tables 3 and 4.",
+                    "SVM for asymmetric kernels: run it on a dataset, reproduce the "
+                    "paper's Tables 1, 3 and 4, or build the table of directed graphs.",
         epilog=EPILOG_MAIN, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     commands = parser.add_subparsers(dest="command", metavar="command", required=True)
@@ -175,7 +221,7 @@ def build_parser():
                           "graphs of millions of edges; 'none': the defaults at any size; "
                           "'auto' (default): 'large' from 2 million edges on, else 'none'")
     run.add_argument("--gamma", type=float, default=None, help="override gamma")
-    run.add_argument("--trials", type=int, default=10, help="number of random splits")
+    run.add_argument("--trials", type=int, default=10, help="number of splits (default 10)")
     run.add_argument("--seed", type=int, default=0, help="base seed of the splits")
     run.add_argument("--train-size", type=float, default=0.6,
                      help="fraction of labelled nodes used for training (default 0.6)")
@@ -184,9 +230,44 @@ def build_parser():
                           "then the user cache)")
     run.add_argument("--no-download", action="store_true",
                      help="fail instead of downloading missing files")
+    run.add_argument("--splits", choices=["fixed", "random"], default=None,
+                     help="'fixed': the dataset's published splits (the first --trials of "
+                          "them); 'random': random splits of --train-size (default: fixed "
+                          "where the dataset ships them)")
+    run.add_argument("--no-features", action="store_true",
+                     help="ignore the dataset's node attributes (structure only)")
     run.add_argument("--json", action="store_true", help="print the results as JSON")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(handler=_command_run)
+
+    table = commands.add_parser(
+        "table", help="a results table of the library: 'directed' (every kind of digraph)",
+        description="'directed': on each graph, the default NodeClassifier (kernel chosen "
+                    "per split, node attributes where the data has them), each kernel "
+                    "family on its own and the scikit-network peers, all on the same "
+                    "splits (the dataset's fixed splits where shipped, else random 60/40), "
+                    "with published figures beside, marked as not rerun.",
+        epilog="example:\n  digraph-askls table directed --datasets chameleon squirrel texas "
+               "wisconsin --trials 10 --data-home ../shared/datasets --out docs/results",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    table.add_argument("table", choices=["directed"], help="which table")
+    table.add_argument("--datasets", nargs="+", default=list(DIRECTED_DATASETS),
+                       help="dataset names; missing data gives a 'data not available' row "
+                            "(default: all graphs of the table)")
+    table.add_argument("--methods", nargs="+", default=None, choices=DIRECTED_METHODS,
+                       metavar="METHOD", help="rerun methods (default: all); quote names "
+                                              "with spaces, e.g. 'AsK-LS default'")
+    table.add_argument("--trials", type=int, default=10,
+                       help="number of splits: the first fixed splits, else random 60/40 "
+                            "splits (default 10)")
+    table.add_argument("--seed", type=int, default=0, help="base seed of the random splits")
+    table.add_argument("--data-home", default=None,
+                       help="data folder (default: $DIGRAPH_ASKLS_DATA, then ./datasets, "
+                            "then the user cache); nothing is downloaded")
+    table.add_argument("--out", default=None,
+                       help="folder for <table>.md, <table>.json and <table>.png")
+    table.add_argument("--quiet", action="store_true", help="no progress bars")
+    table.set_defaults(handler=_command_table)
 
     table3 = commands.add_parser(
         "table3", help="the paper's Table 3: AsK-LS against NERD and symmetrised baselines",

@@ -2,14 +2,18 @@
 
 import warnings
 
+from scipy import sparse
+
 import digraph_askls.experiments as experiments
 from digraph_askls import cli
 from digraph_askls.datasets import make_directed_sbm
+from digraph_askls.graph import Graph
 
 
 def _small_graph(name, data_home, download, seed):
     adjacency, labels = make_directed_sbm(300, 3, 1, p_in=0.8, random_state=seed)
-    return "small sbm", adjacency, labels
+    return Graph(sparse.csr_array(adjacency), labels, list(range(300)), [0, 1, 2],
+                 name="small sbm")
 
 
 def _lines_of(err):
@@ -63,3 +67,21 @@ def test_warnings_of_other_commands_wait_for_the_bars(monkeypatch, capsys):
     line = next(line for line in captured.err.split("\n") if "inside the loop" in line)
     assert "\r" not in line and "heart" not in line
     assert captured.err.index("inside the loop") > captured.err.rindex("heart")
+
+
+
+def test_run_uses_the_fixed_splits_and_attributes_and_names_the_kernel(shared_datasets,
+                                                                        capsys):
+    data = ["--dataset", "texas", "--data-home", str(shared_datasets), "--trials", "2",
+            "--quiet"]
+    assert cli.main(["run", *data]) == 0
+    out = capsys.readouterr().out
+    assert "1703 attributes" in out and "2 of the dataset's fixed splits" in out
+    assert "kernel selected: AttributeKernel (in 2 of 2 splits)" in out
+    assert cli.main(["run", *data, "--no-features", "--splits", "random"]) == 0
+    out = capsys.readouterr().out
+    assert "no attributes" in out and "2 random 60/40 splits" in out
+    assert "AttributeKernel" not in out
+    assert cli.main(["run", "--dataset", "polblogs", "--data-home", str(shared_datasets),
+                     "--splits", "fixed", "--quiet"]) == 2
+    assert "ships no fixed splits; use --splits random" in capsys.readouterr().err

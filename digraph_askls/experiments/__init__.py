@@ -8,33 +8,43 @@ from ._corel import (
     get_kl_divergences,
     load_corel,
 )
+from ._directed import (DIRECTED_DATASETS, DIRECTED_METHODS, PUBLISHED_DIRECTED,
+                        format_directed, plot_directed, run_directed)
 from ._peers import PEERS, PeerClassifier
-from ._protocol import TrialResults, evaluate_node_classifier, fixed_splits, random_splits
+from ._protocol import (TrialResults, evaluate_node_classifier, fixed_splits, kernel_family,
+                        random_splits)
 from ._table1 import PAPER_TABLE1, evaluate_kl_kernel, format_table1, run_table1
 from ._table3 import PAPER_TABLE3, format_table3, plot_table3, run_table3
 from ._table4 import PAPER_TABLE4, format_table4, run_table4
 
 __all__ = [
     "CLASS_NAMES",
+    "DIRECTED_DATASETS",
+    "DIRECTED_METHODS",
     "PAPER_TABLE1",
     "PAPER_TABLE3",
     "PAPER_TABLE4",
     "PEERS",
+    "PUBLISHED_DIRECTED",
     "PeerClassifier",
     "TrialResults",
     "evaluate_kl_kernel",
     "evaluate_node_classifier",
     "fit_image_gmms",
     "fixed_splits",
+    "format_directed",
     "format_table1",
     "format_table3",
     "format_table4",
     "get_corel_features",
     "get_dct_features",
     "get_kl_divergences",
+    "kernel_family",
     "load_corel",
+    "plot_directed",
     "plot_table3",
     "random_splits",
+    "run_directed",
     "run_table1",
     "run_table3",
     "run_table4",

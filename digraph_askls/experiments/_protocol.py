@@ -1,15 +1,20 @@
 """The evaluation protocol of the paper: random splits, micro- and macro-F1 over trials."""
 
+import inspect
 import logging
 import numbers
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.metrics import f1_score
 from tqdm.auto import tqdm
 
-__all__ = ["random_splits", "fixed_splits", "evaluate_node_classifier", "TrialResults"]
+from ..kernels import NamedKernel, SumKernel
+
+__all__ = ["random_splits", "fixed_splits", "evaluate_node_classifier", "TrialResults",
+           "kernel_family"]
 
 logger = logging.getLogger(__name__)
 
@@ -143,43 +148,88 @@ def fixed_splits(graph, train_on_valid=False):
 
 @dataclass
 class TrialResults:
-    """Scores of one method over the trials of a protocol."""
+    """Scores of one method over the trials of a protocol.
+
+    ``kernels`` and ``gammas`` hold, per trial, the kernel family and gamma that a
+    selecting classifier (:class:`NodeClassifier`) chose; None for other classifiers.
+    """
 
     name: str
     micro_f1: list = field(default_factory=list)
     macro_f1: list = field(default_factory=list)
     seconds: list = field(default_factory=list)
+    kernels: list = field(default_factory=list)
+    gammas: list = field(default_factory=list)
 
     def summary(self):
-        """Mean and standard deviation of each score, and the mean time per trial."""
+        """Mean and standard deviation of each score, the mean time per trial, and how
+        often each kernel family was selected (None when nothing was selected)."""
         def stats(values):
             values = np.asarray(values, dtype=float)
             return (float(values.mean()), float(values.std())) if values.size else (np.nan,) * 2
 
         micro, macro, seconds = stats(self.micro_f1), stats(self.macro_f1), stats(self.seconds)
+        chosen = Counter(kernel for kernel in self.kernels if kernel is not None)
         return {"method": self.name, "trials": len(self.micro_f1),
                 "micro_f1_mean": micro[0], "micro_f1_std": micro[1],
                 "macro_f1_mean": macro[0], "macro_f1_std": macro[1],
-                "seconds_per_trial": seconds[0]}
+                "seconds_per_trial": seconds[0],
+                "selected_kernels": dict(chosen.most_common()) if chosen else None}
 
-    def record(self, y_true, y_pred, seconds):
+    def record(self, y_true, y_pred, seconds, kernel=None, gamma=None):
         self.micro_f1.append(float(f1_score(y_true, y_pred, average="micro")))
         self.macro_f1.append(float(f1_score(y_true, y_pred, average="macro")))
         self.seconds.append(float(seconds))
+        self.kernels.append(kernel)
+        self.gammas.append(None if gamma is None else float(gamma))
 
 
-def _run_trial(make_classifier, adjacency, labels, seed, train, test):
+def kernel_family(recipe):
+    """A short name of a kernel recipe's family: its class name, the registry name of a
+    kernel given by name (``"ppr"``), or its parts' names for a sum.
+
+    Examples
+    --------
+    >>> from digraph_askls.kernels import RoleKernel, WalkKernel
+    >>> kernel_family(WalkKernel()), kernel_family(WalkKernel() + 0.5 * RoleKernel())
+    ('WalkKernel', 'WalkKernel + RoleKernel')
+    """
+    if isinstance(recipe, SumKernel):
+        return " + ".join(kernel_family(part) for _, part in recipe.parts)
+    return recipe.name if isinstance(recipe, NamedKernel) else type(recipe).__name__
+
+
+def _selection(classifier):
+    """The (kernel family, gamma) a fitted classifier selected, or (None, None)."""
+    selection = getattr(classifier, "selection_", None)
+    if not isinstance(selection, dict) or "kernel" not in selection:
+        return None, None
+    return kernel_family(selection["kernel"]), selection.get("gamma")
+
+
+def takes_features(classifier):
+    """Whether ``classifier.fit`` accepts node attributes (a ``features`` keyword)."""
+    try:
+        return "features" in inspect.signature(classifier.fit).parameters
+    except (TypeError, ValueError):      # builtins or C callables without a signature
+        return False
+
+
+def _run_trial(make_classifier, adjacency, labels, seed, train, test, features=None):
     known = np.full(labels.size, -1)
     known[train] = labels[train]
     start = time.perf_counter()
     classifier = make_classifier(seed[1])
-    classifier.fit(adjacency, known)
+    if features is not None and takes_features(classifier):
+        classifier.fit(adjacency, known, features=features)
+    else:
+        classifier.fit(adjacency, known)
     predicted = classifier.predict(test)
-    return predicted, time.perf_counter() - start
+    return predicted, time.perf_counter() - start, *_selection(classifier)
 
 
 def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name="AsK-LS",
-                             verbose=True, n_jobs=None):
+                             features=None, verbose=True, n_jobs=None):
     """Fit and score a node classifier on each split.
 
     Parameters
@@ -195,6 +245,10 @@ def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name
         Output of :func:`random_splits` or :func:`fixed_splits`.
     name : str
         Method name in the results.
+    features : array-like or sparse matrix, optional
+        Node attributes, in node order. They are passed as ``fit(..., features=features)``
+        to classifiers whose ``fit`` takes a ``features`` keyword (:class:`NodeClassifier`);
+        structure-only classifiers (the scikit-network peers) are fitted without them.
     verbose : bool
         Show a progress bar.
     n_jobs : int, optional
@@ -206,21 +260,37 @@ def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name
     Returns
     -------
     TrialResults
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from digraph_askls import NodeClassifier
+    >>> from digraph_askls.graph import get_adjacency
+    >>> adjacency, _ = get_adjacency([(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3)])
+    >>> labels = np.array([0, 0, 0, 1, 1, 1])
+    >>> features = np.array([[1.0, 0.0]] * 3 + [[0.0, 1.0]] * 3)
+    >>> splits = [((0, 0), np.array([0, 1, 3, 4]), np.array([2, 5]))]
+    >>> results = evaluate_node_classifier(
+    ...     lambda seed: NodeClassifier(merge="average", random_state=seed), adjacency,
+    ...     labels, splits=splits, features=features, verbose=False)
+    >>> results.micro_f1
+    [1.0]
     """
     labels = _check_codes(labels)
     results = TrialResults(name)
     if n_jobs is None:
-        outputs = (_run_trial(make_classifier, adjacency, labels, *split) for split in splits)
+        outputs = (_run_trial(make_classifier, adjacency, labels, *split, features)
+                   for split in splits)
     else:
         from joblib import Parallel, delayed
 
         # Results come back in order as they finish, so the bar counts finished trials,
         # not dispatched ones.
         outputs = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(_run_trial)(make_classifier, adjacency, labels, *split)
+            delayed(_run_trial)(make_classifier, adjacency, labels, *split, features)
             for split in splits)
     progress = tqdm(outputs, total=len(splits), desc=name, disable=not verbose, leave=False)
-    for (seed, _, test), (predicted, seconds) in zip(splits, progress):
-        results.record(labels[test], predicted, seconds)
+    for (seed, _, test), (predicted, seconds, kernel, gamma) in zip(splits, progress):
+        results.record(labels[test], predicted, seconds, kernel, gamma)
         logger.info("%s trial %s: micro-F1 %.4f", name, seed, results.micro_f1[-1])
     return results

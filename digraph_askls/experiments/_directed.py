@@ -1,0 +1,283 @@
+"""Directed graphs of every kind: the default against each kernel family and the peers.
+
+Every method runs on the same splits, in one process: the dataset's fixed splits where
+it ships them (train on the training nodes only, score on the test nodes), else random
+60/40 splits of the labelled nodes. Accuracy is micro-F1. The rerun methods are
+
+* ``"AsK-LS default"``: ``NodeClassifier()``, which chooses its kernel family and gamma
+  per split by leave-one-out, with the dataset's node attributes where it has them;
+* each kernel family on its own (``NodeClassifier(kernel=WalkKernel())`` and so on; the
+  attribute kernel only on graphs with attributes);
+* the scikit-network peers: PageRank votes on the undirected and the directed graph, and
+  heat diffusion on the undirected graph (:class:`PeerClassifier`, structure only).
+
+Published figures (:data:`PUBLISHED_DIRECTED`) are listed apart, with their source, and
+marked "published, not rerun": they come from other code and other protocols.
+"""
+
+import logging
+import warnings
+
+from ..datasets import load_dataset
+from ..kernels import AttributeKernel, LinkProfileKernel, RoleKernel, WalkKernel
+from ..linalg import SingularSystemWarning
+from ..models import NodeClassifier
+from ._peers import PeerClassifier
+from ._protocol import check_protocol, evaluate_node_classifier, fixed_splits, random_splits
+from ._directed_plot import plot_directed
+
+__all__ = ["DIRECTED_DATASETS", "DIRECTED_METHODS", "PUBLISHED_DIRECTED", "run_directed",
+           "format_directed", "plot_directed"]
+
+logger = logging.getLogger(__name__)
+
+#: The graphs of the table: directed, with or without attributes and fixed splits.
+DIRECTED_DATASETS = ("chameleon", "squirrel", "texas", "wisconsin", "film", "polblogs",
+                     "cora", "citeseer", "pubmed")
+
+#: Rerun methods, in the order of the table.
+DIRECTED_METHODS = ("AsK-LS default", "AsK-LS walk", "AsK-LS link profile",
+                    "AsK-LS attribute", "AsK-LS role", "PageRank undirected",
+                    "PageRank directed", "diffusion undirected")
+
+_DIR_GNN = ('Rossi et al., "Edge Directionality Improves Learning on Heterophilic Graphs", '
+            'LoG 2023')
+_FABERNET = ('Koke & Cremers, "HoloNets: Spectral Convolutions do extend to Directed '
+             'Graphs", ICLR 2024')
+_MAGNET = 'Zhang et al., "MagNet: A Neural Network for Directed Graphs", NeurIPS 2021'
+_GCNII = 'Chen et al., "Simple and Deep Graph Convolutional Networks", ICML 2020'
+_FIXED = "the same 10 fixed splits, with attributes"
+
+#: Published test accuracies (not rerun here): graph -> method -> accuracy, protocol and
+#: source. GNNs with node attributes, as their papers report them.
+PUBLISHED_DIRECTED = {
+    "chameleon": {
+        "Dir-GNN": {"accuracy": 0.797, "protocol": _FIXED, "source": _DIR_GNN},
+        "FaberNet": {"accuracy": 0.803, "protocol": _FIXED, "source": _FABERNET},
+        "GCN": {"accuracy": 0.65, "protocol": _FIXED + " (rounded)",
+                "source": "GCN as listed in the results table of " + _DIR_GNN},
+    },
+    "squirrel": {
+        "Dir-GNN": {"accuracy": 0.753, "protocol": _FIXED, "source": _DIR_GNN},
+        "FaberNet": {"accuracy": 0.767, "protocol": _FIXED, "source": _FABERNET},
+        "GCN": {"accuracy": 0.53, "protocol": _FIXED + " (rounded)",
+                "source": "GCN as listed in the results table of " + _DIR_GNN},
+    },
+    "texas": {"MagNet": {"accuracy": 0.833, "protocol": "with attributes, splits as in the paper",
+                         "source": _MAGNET}},
+    "wisconsin": {"MagNet": {"accuracy": 0.857,
+                             "protocol": "with attributes, splits as in the paper",
+                             "source": _MAGNET}},
+    "cora": {"GCNII": {"accuracy": 0.885, "protocol": "random 60/20/20 splits, with attributes",
+                       "source": _GCNII}},
+    "citeseer": {"GCNII": {"accuracy": 0.771,
+                           "protocol": "random 60/20/20 splits, with attributes",
+                           "source": _GCNII}},
+}
+
+_FAMILIES = {"AsK-LS walk": WalkKernel, "AsK-LS link profile": LinkProfileKernel,
+             "AsK-LS attribute": AttributeKernel, "AsK-LS role": RoleKernel}
+_PEERS = {"PageRank undirected": ("pagerank", False), "PageRank directed": ("pagerank", True),
+          "diffusion undirected": ("diffusion", False)}
+
+
+def _make(method):
+    """``make_classifier(seed)`` of a rerun method."""
+    if method == "AsK-LS default":
+        return lambda seed: NodeClassifier(random_state=seed)
+    if method in _FAMILIES:
+        family = _FAMILIES[method]
+        return lambda seed: NodeClassifier(kernel=family(), random_state=seed)
+    peer, directed = _PEERS[method]
+    return lambda seed: PeerClassifier(method=peer, directed=directed)
+
+
+def _check_methods(methods):
+    if methods is None:
+        return DIRECTED_METHODS
+    methods = [methods] if isinstance(methods, str) else list(methods)
+    unknown = [method for method in methods if method not in DIRECTED_METHODS]
+    if unknown or not methods:
+        raise ValueError(f"unknown methods {unknown}; choose from {list(DIRECTED_METHODS)}")
+    return tuple(methods)
+
+
+def _splits(graph, n_trials, random_state):
+    """The fixed splits (at most ``n_trials``) where shipped, else random 60/40 splits."""
+    if getattr(graph, "splits", None):
+        return fixed_splits(graph)[:n_trials], "fixed splits"
+    return random_splits(graph.labels, 0.6, n_trials, random_state), "random 60/40"
+
+
+def _run_graph(name, graph, n_trials, random_state, verbose, methods):
+    splits, protocol = _splits(graph, n_trials, random_state)
+    base = {"graph": name, "protocol": protocol, "n_splits": len(splits),
+            "published": False, "source": None,
+            "seeds": [list(seed) for seed, _, _ in splits]}
+    rows = []
+    for method in methods:
+        if method == "AsK-LS attribute" and graph.features is None:
+            continue
+        try:
+            with warnings.catch_warnings():
+                # Some training systems are singular; they are solved damped, on purpose.
+                warnings.simplefilter("ignore", SingularSystemWarning)
+                results = evaluate_node_classifier(
+                    _make(method), graph.adjacency, graph.labels, splits=splits,
+                    name=f"{name}: {method}", features=graph.features, verbose=verbose)
+        except ImportError as error:            # scikit-network is optional
+            rows.append({**base, "method": method, "status": f"not available: {error}"})
+            continue
+        summary = results.summary()
+        asks = method.startswith("AsK-LS")
+        rows.append({
+            **base, "method": method, "status": "ok",
+            "features": asks and graph.features is not None,
+            "accuracy_mean": summary["micro_f1_mean"], "accuracy_std": summary["micro_f1_std"],
+            "macro_f1_mean": summary["macro_f1_mean"], "macro_f1_std": summary["macro_f1_std"],
+            "seconds_per_split": summary["seconds_per_trial"], "accuracy": results.micro_f1,
+            "seconds": results.seconds,
+            "selected_families": summary["selected_kernels"],
+            "selected_gammas": results.gammas if asks else None,
+        })
+        logger.info("%s %s: accuracy %.3f", name, method, summary["micro_f1_mean"])
+    return rows
+
+
+def published_rows(name):
+    """The rows of :data:`PUBLISHED_DIRECTED` for one graph, marked as not rerun."""
+    return [{"graph": name, "method": method, "status": "published, not rerun",
+             "published": True, "accuracy_mean": entry["accuracy"], "accuracy_std": None,
+             "macro_f1_mean": None, "macro_f1_std": None, "seconds_per_split": None,
+             "n_splits": None, "protocol": entry["protocol"], "source": entry["source"],
+             "selected_families": None}
+            for method, entry in PUBLISHED_DIRECTED.get(name, {}).items()]
+
+
+def run_directed(datasets=DIRECTED_DATASETS, n_trials=10, data_home=None, random_state=0,
+                 verbose=True, methods=None):
+    """Accuracy of the default, each kernel family and the peers on the same splits.
+
+    Parameters
+    ----------
+    datasets : sequence of str or Graph
+        Registered dataset names (read from ``data_home``, never downloaded), or graphs
+        already in memory (:class:`~digraph_askls.graph.Graph`, named by ``graph.name``).
+        A missing file gives a row whose status is "data not available".
+    n_trials : int, default=10
+        Number of splits: the first ``n_trials`` fixed splits of a dataset that ships
+        them, else ``n_trials`` random 60/40 splits of the labelled nodes (seeds
+        ``(random_state, trial)``).
+    data_home : str or os.PathLike, optional
+        Data folder (see :func:`digraph_askls.datasets.get_data_home`).
+    random_state : int, default=0
+        Base seed of the random splits.
+    verbose : bool, default=True
+        Progress bars.
+    methods : sequence of str, optional
+        Rerun methods among :data:`DIRECTED_METHODS` (default: all of them).
+
+    Returns
+    -------
+    list of dict
+        JSON-serialisable rows. Rerun rows (``published`` False, ``status`` "ok"):
+        ``graph``, ``method``, ``protocol`` ("fixed splits" or "random 60/40"),
+        ``n_splits``, ``seeds``, ``accuracy_mean``/``_std`` (micro-F1),
+        ``macro_f1_mean``/``_std``, ``seconds_per_split``, the per-split ``accuracy``
+        and ``seconds``, and for AsK-LS ``selected_families`` (family -> number of
+        splits) and ``selected_gammas``. Published rows (``published`` True, ``status``
+        "published, not rerun") carry ``accuracy_mean``, ``protocol`` and ``source``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from digraph_askls.graph import Graph, Split, get_adjacency
+    >>> edges = [(i, (i + 1) % 8) for i in range(8)] + [(i, (i + 3) % 8) for i in range(8)]
+    >>> adjacency, nodes = get_adjacency(edges)
+    >>> labels = np.array([0, 1] * 4)
+    >>> graph = Graph(adjacency, labels, nodes, ["a", "b"], name="tiny",
+    ...               splits=[Split([0, 1, 2, 3, 4, 5], [], [6, 7])])
+    >>> rows = run_directed([graph], methods=["AsK-LS walk", "AsK-LS role"], verbose=False)
+    >>> [(row["method"], row["protocol"], row["n_splits"]) for row in rows]
+    [('AsK-LS walk', 'fixed splits', 1), ('AsK-LS role', 'fixed splits', 1)]
+    """
+    check_protocol(n_trials)
+    methods = _check_methods(methods)
+    rows = []
+    for dataset in datasets:
+        name, graph = (dataset, None) if isinstance(dataset, str) else (dataset.name, dataset)
+        if graph is None:
+            try:
+                graph = load_dataset(name, data_home=data_home, download=False)
+            except (FileNotFoundError, OSError) as error:
+                rows.append({"graph": name, "status": f"data not available: {error}",
+                             "published": False})
+        if graph is not None:
+            rows.extend(_run_graph(name, graph, n_trials, random_state, verbose, methods))
+        rows.extend(published_rows(name))
+    return rows
+
+
+def _chosen(row):
+    """"AttributeKernel 7, LinkProfileKernel 3": the families the default selected."""
+    counts = row.get("selected_families") or {}
+    return ", ".join(f"{family} {count}" for family, count
+                     in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def format_directed(rows):
+    """Markdown: the rerun methods in one table, the published figures in another.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Output of :func:`run_directed`.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> rows = [{"graph": "tiny", "method": "AsK-LS default", "status": "ok",
+    ...          "published": False, "protocol": "fixed splits", "n_splits": 1,
+    ...          "accuracy_mean": 1.0, "accuracy_std": 0.0, "macro_f1_mean": 1.0,
+    ...          "macro_f1_std": 0.0, "seconds_per_split": 0.1,
+    ...          "selected_families": {"WalkKernel": 1}},
+    ...         {"graph": "other", "status": "data not available: no file", "published": False}]
+    >>> print(format_directed(rows).splitlines()[4])
+    | tiny | fixed splits (1) | AsK-LS default | 1.000 ± 0.000 | 1.000 ± 0.000 | 0.10 | WalkKernel 1 |
+    """
+    lines = ["**Run here**: every method on the same splits, in one process.", "",
+             "| graph | protocol | method | accuracy | macro-F1 | s / split "
+             "| kernel selected (splits) |",
+             "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        if row.get("published"):
+            continue
+        graph, status = row["graph"], row.get("status", "ok")
+        if status.startswith("data not available"):
+            lines.append(f"| {graph} | | | data not available | | | |")
+            continue
+        protocol = f"{row['protocol']} ({row['n_splits']})"
+        if status != "ok":
+            lines.append(f"| {graph} | {protocol} | {row['method']} | {status} | | | |")
+            continue
+        lines.append(
+            f"| {graph} | {protocol} | {row['method']} "
+            f"| {row['accuracy_mean']:.3f} ± {row['accuracy_std']:.3f} "
+            f"| {row['macro_f1_mean']:.3f} ± {row['macro_f1_std']:.3f} "
+            f"| {row['seconds_per_split']:.2f} "
+            f"| {_chosen(row) if row['method'] == 'AsK-LS default' else ''} |")
+    lines += ["", "Accuracy is micro-F1 on the test nodes, mean ± std over the splits; the "
+              "seconds per split include the kernel selection. AsK-LS uses the node "
+              "attributes where the data has them; the peers use the structure only."]
+    published = [row for row in rows if row.get("published")]
+    if published:
+        lines += ["", "**Published, not rerun**: figures from the papers, other code and "
+                  "possibly other splits; for orientation only.", "",
+                  "| graph | method | accuracy | protocol | source |", "|---|---|---|---|---|"]
+        lines += [f"| {row['graph']} | {row['method']} (published, not rerun) "
+                  f"| {row['accuracy_mean']:g} | {row['protocol']} | {row['source']} |"
+                  for row in published]
+    return "\n".join(lines)
