@@ -49,8 +49,11 @@ def test_source_normalised_link_profile_is_asymmetric_conditional_share():
     assert not np.allclose(dense, dense.T)
 
 
-@pytest.mark.parametrize("propagation", ["undirected", "out", "in", "directed"])
-def test_attribute_kernel_is_the_naive_formula_every_way(propagation):
+@pytest.mark.parametrize("self_loops", [True, False])
+@pytest.mark.parametrize("renormalize", [False, True])
+@pytest.mark.parametrize("propagation", ["undirected", "out", "in", "both", "directed"])
+def test_attribute_kernel_is_the_naive_formula_every_way(propagation, renormalize,
+                                                         self_loops):
     A = random_digraph(seed=2)
     n = A.shape[0]
     X = np.random.default_rng(0).random((n, 6))
@@ -58,30 +61,46 @@ def test_attribute_kernel_is_the_naive_formula_every_way(propagation):
     dense_A = A.toarray()
 
     def mean_step(links):
-        walk = ((links + np.eye(n)) > 0).astype(float)
-        return walk / walk.sum(axis=1, keepdims=True)
+        walk = ((links - np.diag(np.diag(links))) > 0).astype(float)
+        walk += np.eye(n) if self_loops else 0.0
+        degrees = walk.sum(axis=1, keepdims=True)
+        return np.divide(walk, degrees, out=np.zeros_like(walk), where=degrees > 0)
+
+    def unit(block):
+        if not renormalize:
+            return block
+        norms = np.linalg.norm(block, axis=1, keepdims=True)
+        return np.divide(block, norms, out=np.zeros_like(block), where=norms > 0)
 
     steps = {"undirected": mean_step(dense_A + dense_A.T), "out": mean_step(dense_A),
              "in": mean_step(dense_A.T)}
-    left = steps["out" if propagation == "directed" else propagation]
-    right = steps["in" if propagation == "directed" else propagation]
-    hops = 3
-    expected = sum(np.linalg.matrix_power(left, h) @ Xn @ Xn.T
-                   @ np.linalg.matrix_power(right, h).T for h in range(hops + 1)) / (hops + 1)
-    K = get_attribute_kernel(A, X, hops=hops, propagation=propagation)
+    chains = {"undirected": [("undirected", "undirected")], "out": [("out", "out")],
+              "in": [("in", "in")], "both": [("out", "out"), ("in", "in")],
+              "directed": [("out", "in")]}[propagation]
+    hops, self_weight = 2, 1.5
+    n_blocks = 1 + hops * len(chains)
+    expected = self_weight ** 2 * Xn @ Xn.T
+    for left, right in chains:
+        for h in range(1, hops + 1):
+            expected = expected + (unit(np.linalg.matrix_power(steps[left], h) @ Xn)
+                                   @ unit(np.linalg.matrix_power(steps[right], h) @ Xn).T)
+    expected /= n_blocks
+    K = get_attribute_kernel(A, X, hops=hops, propagation=propagation,
+                             self_weight=self_weight, renormalize=renormalize,
+                             self_loops=self_loops)
     rows, cols = np.arange(0, n, 2), np.arange(1, n, 3)
     block = K.restrict(rows, cols)
-    np.testing.assert_allclose(block.to_dense(), expected[np.ix_(rows, cols)], atol=1e-12)
-    np.testing.assert_allclose(block._through_gram(), expected[np.ix_(rows, cols)],
-                               atol=1e-12)
-    np.testing.assert_allclose(block @ np.eye(cols.size), expected[np.ix_(rows, cols)],
-                               atol=1e-12)
-    np.testing.assert_allclose(block.T @ np.eye(rows.size), expected[np.ix_(rows, cols)].T,
-                               atol=1e-12)
+    want = expected[np.ix_(rows, cols)]
+    np.testing.assert_allclose(block.to_dense(), want, atol=1e-12)
+    np.testing.assert_allclose(block._through_gram(), want, atol=1e-12)
+    np.testing.assert_allclose(block @ np.eye(cols.size), want, atol=1e-12)
+    np.testing.assert_allclose(block.T @ np.eye(rows.size), want.T, atol=1e-12)
     U, V = block.factors()
-    np.testing.assert_allclose(U @ V.T, expected[np.ix_(rows, cols)], atol=1e-12)
+    np.testing.assert_allclose(U @ V.T, want, atol=1e-12)
     Z = np.random.default_rng(1).random((rows.size, 2))
     np.testing.assert_allclose(block.maps_transpose_dot(Z, "source"), U.T @ Z, atol=1e-12)
+    Z = np.random.default_rng(2).random((cols.size, 2))
+    np.testing.assert_allclose(block.maps_transpose_dot(Z, "target"), V.T @ Z, atol=1e-12)
 
 
 def test_sparse_and_dense_features_give_the_same_attribute_kernel():
@@ -111,9 +130,9 @@ def test_recipes_add_and_scale_into_weighted_sums():
     assert [w for w, _ in recipe.parts] == [1.0, 0.5, 2.0] and recipe.needs_features
     K = recipe.make(A, X)
     U, V = K.factors()                            # explicit maps stay explicit
-    assert U.shape[1] == K.n_features == 2 * A.shape[0] + 10 + 2 * 5
+    assert U.shape[1] == K.n_features == 2 * A.shape[0] + 11 + 2 * 5   # roles see X
     np.testing.assert_allclose(U @ V.T, K.to_dense(), atol=1e-12)
-    parts = [LinkProfileKernel(power=1).make(A), RoleKernel().make(A),
+    parts = [LinkProfileKernel(power=1).make(A), RoleKernel().make(A, X),
              AttributeKernel(hops=1).make(A, X)]
     expected = (dense_block(parts[0], *[np.arange(A.shape[0])] * 2)
                 + 0.5 * parts[1].to_dense() + 2 * parts[2].to_dense())

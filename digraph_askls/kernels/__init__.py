@@ -10,6 +10,7 @@ from digraph_askls.kernels._factored import FactoredKernel, stack_factored
 from digraph_askls.kernels._graph import get_in_degree_kernel, get_symmetrized_kernel
 from digraph_askls.kernels._kl import DiagonalGMMs, get_gmm_kl_divergences, kl_gmm_kernel
 from digraph_askls.kernels._registry import KERNELS, get_graph_kernel, register_graph_kernel
+from digraph_askls.kernels._power import ElementwisePowerKernel
 from digraph_askls.kernels._profiles import HadamardPowerKernel, get_link_profile_kernel
 from digraph_askls.kernels._restrict import dense_block, restrict_kernel
 from digraph_askls.kernels._roles import ROLE_FEATURES, get_role_features, get_role_kernel
@@ -19,6 +20,7 @@ from digraph_askls.kernels._specs import (
     InDegreeKernel,
     LinkProfileKernel,
     NamedKernel,
+    PowerKernel,
     RoleKernel,
     SumKernel,
     WalkKernel,
@@ -36,6 +38,7 @@ from digraph_askls.kernels._walks import WalkSeriesKernel, get_ppr_kernel, get_w
 
 __all__ = [
     "AttributeKernel",
+    "ElementwisePowerKernel",
     "FactoredKernel",
     "GraphKernel",
     "HadamardPowerKernel",
@@ -43,6 +46,7 @@ __all__ = [
     "KernelSum",
     "LinkProfileKernel",
     "NamedKernel",
+    "PowerKernel",
     "PROPAGATIONS",
     "PropagatedFeatureKernel",
     "ROLE_FEATURES",

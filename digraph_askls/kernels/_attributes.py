@@ -1,13 +1,15 @@
 """Attribute kernels: node features propagated along the graph, as explicit feature maps.
 
-The source map of node ``i`` stacks its own (unit-normalised) features and their
-averages over its 1- to ``h``-step neighbourhoods, ``[X, P X, ..., P^h X]_i``; the target
-map does the same with a step ``P_t`` that may differ (the asymmetric kernel of features
-travelling along out-links on one side and along in-links on the other). The kernel is
-``K = sum_h w_h^2 (P_s^h X)(P_t^h X)^T / (h + 1)`` and is never formed whole: products
-push a block through the steps (Horner's scheme), and a dense block ``K[rows][:, cols]``
-is built through whichever is cheaper, the maps (``O(|rows| |cols| d h)``) or the Gram
-matrix ``X X^T`` carried through the steps (``O(h nnz(P) n)``, when ``n x n`` fits).
+The maps stack *blocks*: the node's own (unit-normalised) features ``X``, and their
+averages over its neighbourhoods ``P^h X`` for ``h = 1..hops`` along one or more
+*chains* of steps. A chain has a step for the source map and one for the target map: the
+same step gives a symmetric block, an out-link step on the source side and an in-link
+step on the target side give the asymmetric kernel ``K = Phi_s Phi_t^T`` of the paper's
+section 3. The kernel is ``K = sum_b w_b^2 (L_b X)(R_b X)^T`` over the blocks and is never
+formed whole: products push a block through the steps, and a dense block
+``K[rows][:, cols]`` is built the cheaper way, through the maps (``O(|rows| |cols| d)``
+per block) or through the Gram matrix ``X X^T`` carried along the steps (``O(nnz(P) n)``
+per step, when ``n x n`` fits in memory).
 """
 
 import numbers
@@ -23,24 +25,33 @@ from digraph_askls.graph._features import check_features
 
 __all__ = ["PROPAGATIONS", "PropagatedFeatureKernel", "get_attribute_kernel"]
 
-#: How features travel: ``"undirected"`` averages over all neighbours (both directions)
-#: and the node itself; ``"out"`` over the nodes a node links to, ``"in"`` over the
-#: nodes linking to it; ``"directed"`` gives the asymmetric kernel whose source map
-#: travels along out-links and whose target map travels along in-links.
-PROPAGATIONS = ("undirected", "out", "in", "directed")
+#: How features travel. ``"undirected"``: the mean over all neighbours;
+#: ``"out"`` / ``"in"``: over the nodes a node links to / that link to it; ``"both"``:
+#: separate blocks along out-links and along in-links (symmetric); ``"directed"``: the
+#: source map travels along out-links and the target map along in-links (asymmetric).
+PROPAGATIONS = ("undirected", "out", "in", "both", "directed")
+
+_CHAINS = {"undirected": (("undirected", "undirected"),), "out": (("out", "out"),),
+           "in": (("in", "in"),), "both": (("out", "out"), ("in", "in")),
+           "directed": (("out", "in"),)}
 
 
-def _mean_operator(links):
-    """``D^-1 (links + I)``: the average over a node's neighbours and itself."""
-    n = links.shape[0]
-    walk = sparse.csr_array(links + sparse.eye_array(n, format="csr"))
+def _mean_operator(links, self_loops):
+    """The average over a node's neighbours, ``D^-1 A``, or with itself, ``D^-1 (A + I)``.
+
+    Without self-loops a node without neighbours gets a row of zeros.
+    """
+    walk = sparse.csr_array(links, copy=True)
+    walk.setdiag(1.0 if self_loops else 0.0)
+    walk.eliminate_zeros()
     walk.data[:] = 1.0                    # a link counts once, whatever its weight
     degrees = np.asarray(walk.sum(axis=1)).ravel()
-    return sparse.csr_array(sparse.diags_array(1.0 / degrees) @ walk)
+    inverse = np.divide(1.0, degrees, out=np.zeros_like(degrees), where=degrees > 0)
+    return sparse.csr_array(sparse.diags_array(inverse) @ walk)
 
 
 def get_attribute_kernel(adjacency, features, hops=5, propagation="undirected",
-                         self_weight=1.0):
+                         self_weight=1.0, renormalize=False, self_loops=True):
     """Return the linear kernel of features propagated along the graph.
 
     Parameters
@@ -50,14 +61,21 @@ def get_attribute_kernel(adjacency, features, hops=5, propagation="undirected",
         Node attributes, in node order. Each row is scaled to unit length first
         (bag-of-words counts become directions; a row of zeros stays zero).
     hops : int >= 0, default=5
-        Steps of propagation. On the citation graphs of the shared data 3 to 8 hops of
-        the undirected mean do best (``docs/results/directed.md``).
-    propagation : {"undirected", "out", "in", "directed"}, default="undirected"
+        Steps of propagation.
+    propagation : {"undirected", "out", "in", "both", "directed"}, default="undirected"
         See :data:`PROPAGATIONS`. ``"directed"`` is asymmetric: its primal weights tell
         which attributes drive a class from the citing side (``w_s``) and from the cited
         side (``w_t``).
     self_weight : float >= 0, default=1.0
-        Weight ``w_0`` of the node's own features against the propagated ones.
+        Weight of the node's own features against each propagated block.
+    renormalize : bool, default=False
+        Scale every propagated block to unit rows too, so that it counts as much as the
+        node's own features whatever its neighbourhood's spread (a mean over many
+        unlike neighbours is short).
+    self_loops : bool, default=True
+        Average over the node and its neighbours (as graph convolutions do), or over the
+        neighbours alone, which keeps a node's own features apart from its
+        neighbourhood's: better where neighbours differ from the node (web pages).
 
     Returns
     -------
@@ -79,34 +97,43 @@ def get_attribute_kernel(adjacency, features, hops=5, propagation="undirected",
     if X is None:
         raise ValueError("an attribute kernel needs node features, got features=None")
     reverse = sparse.csr_array(adjacency.T)
-    steps = {"undirected": adjacency + reverse, "out": adjacency, "in": reverse}
-    if propagation == "directed":
-        source, target = _mean_operator(steps["out"]), _mean_operator(steps["in"])
-    else:
-        source = target = _mean_operator(steps[propagation])
-    return PropagatedFeatureKernel(normalize(X, norm="l2"), source, target, hops, self_weight)
+    links = {"undirected": adjacency + reverse, "out": adjacency, "in": reverse}
+    steps = {}
+    for chain in _CHAINS[propagation]:
+        for name in chain:
+            if name not in steps:
+                steps[name] = _mean_operator(links[name], self_loops)
+    chains = [(steps[left], steps[right]) for left, right in _CHAINS[propagation]]
+    return PropagatedFeatureKernel(normalize(X, norm="l2"), chains, hops, self_weight,
+                                   renormalize)
 
 
 class PropagatedFeatureKernel(LinearOperator):
-    """``K = sum_h w_h^2 (P_s^h X)(P_t^h X)^T / (hops + 1)``, restricted to ``rows, cols``.
+    """``K = sum_b w_b^2 (L_b X)(R_b X)^T`` over the blocks, restricted to ``rows, cols``.
+
+    Block 0 is ``X`` itself (weight ``self_weight``); then, for each chain ``(L, R)`` of
+    one-step operators and ``h = 1..hops``, the block ``(L^h X, R^h X)`` (weight 1). All
+    weights are divided by the square root of the number of blocks. With
+    ``renormalize`` every propagated block has unit rows.
 
     Parameters
     ----------
     features : ndarray or sparse matrix of shape (n, d)
-    source_step, target_step : sparse matrix of shape (n, n)
-        One step of propagation of each map (the same object for a symmetric kernel).
+    chains : list of (sparse matrix, sparse matrix)
+        One step of the source and of the target map of each chain (the same object for
+        a symmetric chain).
     hops : int >= 0
     self_weight : float >= 0
-        ``w_0``; the other ``w_h`` are 1.
+    renormalize : bool
     rows, cols : array of int, optional
         The block of the kernel this operator stands for (default: all nodes).
 
     Attributes
     ----------
     n_features : int
-        ``d * (hops + 1)``, the length of the explicit maps.
+        The length of the explicit maps.
     feature_names : list of str
-        ``"hop<h>:<j>"`` for feature ``j`` averaged over ``h`` steps.
+        ``"x:<j>"`` for the own features, ``"c<chain>h<h>:<j>"`` for propagated ones.
 
     Examples
     --------
@@ -114,7 +141,7 @@ class PropagatedFeatureKernel(LinearOperator):
     >>> from scipy import sparse
     >>> from digraph_askls.kernels import PropagatedFeatureKernel
     >>> step = sparse.csr_array(np.array([[0.5, 0.5], [0.5, 0.5]]))
-    >>> K = PropagatedFeatureKernel(np.eye(2), step, step, hops=1)
+    >>> K = PropagatedFeatureKernel(np.eye(2), [(step, step)], hops=1)
     >>> K.to_dense()
     array([[0.75, 0.25],
            [0.25, 0.75]])
@@ -123,8 +150,8 @@ class PropagatedFeatureKernel(LinearOperator):
     True
     """
 
-    def __init__(self, features, source_step, target_step, hops=5, self_weight=1.0,
-                 rows=None, cols=None):
+    def __init__(self, features, chains, hops=5, self_weight=1.0, renormalize=False,
+                 rows=None, cols=None, _norms=None):
         if not isinstance(hops, numbers.Integral) or isinstance(hops, bool) or hops < 0:
             raise ValueError(f"hops must be an integer >= 0, got {hops!r}")
         if not isinstance(self_weight, numbers.Real) or not np.isfinite(self_weight) \
@@ -132,57 +159,97 @@ class PropagatedFeatureKernel(LinearOperator):
             raise ValueError(f"self_weight must be a finite number >= 0, got {self_weight!r}")
         n = features.shape[0]
         self.features = features
-        self.source_step = source_step
-        self.target_step = target_step
+        self.chains = [tuple(chain) for chain in chains]
         self.hops = int(hops)
         self.self_weight = float(self_weight)
+        self.renormalize = bool(renormalize)
         self.rows = np.arange(n) if rows is None else np.asarray(rows)
         self.cols = np.arange(n) if cols is None else np.asarray(cols)
+        self._norms = {} if _norms is None else _norms   # shared by restrictions
         super().__init__(dtype=np.dtype(np.float64), shape=(self.rows.size, self.cols.size))
+
+    # ---- structure ------------------------------------------------------------------
+    def _blocks(self):
+        """``(weight, chain index or None, hops)`` of every block."""
+        blocks = [(self.self_weight, None, 0)]
+        blocks += [(1.0, c, h) for c in range(len(self.chains))
+                   for h in range(1, self.hops + 1)]
+        scale = 1.0 / np.sqrt(len(blocks))
+        return [(w * scale, c, h) for w, c, h in blocks]
 
     @property
     def n_features(self):
-        return self.features.shape[1] * (self.hops + 1)
+        return self.features.shape[1] * len(self._blocks())
 
     @property
     def feature_names(self):
         d = self.features.shape[1]
-        return [f"hop{h}:{j}" for h in range(self.hops + 1) for j in range(d)]
+        return [f"x:{j}" if c is None else f"c{c}h{h}:{j}"
+                for _, c, h in self._blocks() for j in range(d)]
 
     @property
     def is_symmetric(self):
-        return self.source_step is self.target_step and np.array_equal(self.rows, self.cols)
-
-    def _weights(self):
-        weights = np.ones(self.hops + 1)
-        weights[0] = self.self_weight
-        return weights / np.sqrt(self.hops + 1)
+        return (all(left is right for left, right in self.chains)
+                and np.array_equal(self.rows, self.cols))
 
     def restrict(self, rows, cols):
         """The block ``K[rows][:, cols]`` (lazy, of the same kind)."""
-        return PropagatedFeatureKernel(self.features, self.source_step, self.target_step,
-                                       self.hops, self.self_weight, self.rows[rows],
-                                       self.cols[cols])
+        return PropagatedFeatureKernel(self.features, self.chains, self.hops,
+                                       self.self_weight, self.renormalize, self.rows[rows],
+                                       self.cols[cols], self._norms)
 
-    # ---- explicit maps --------------------------------------------------------------
-    def _hop_blocks(self, step, index):
-        """``w_h (P^h X)[index]`` for h = 0..hops, one dense block at a time."""
+    def _side(self, chain, side):
+        """The one-step operator of a chain on a side (0: source, 1: target)."""
+        return None if chain is None else self.chains[chain][side]
+
+    def _propagated(self, step, hops):
+        """``P^h X`` for ``h = 0..hops`` as dense arrays (one at a time)."""
         current = self.features
-        for hop, weight in enumerate(self._weights()):
+        for hop in range(hops + 1):
             if hop:
                 current = step @ (current.toarray() if sparse.issparse(current) else current)
-            block = current[index]
-            yield weight * (block.toarray() if sparse.issparse(block) else np.asarray(block))
+            yield current
+
+    def _row_scales(self, chain, side, hops):
+        """``1 / ||(P^h X)_i||`` of every node (1 without renormalisation), cached."""
+        if not self.renormalize or chain is None:
+            return None
+        key = (chain, side, hops)
+        if key not in self._norms:
+            step = self._side(chain, side)
+            for hop, block in enumerate(self._propagated(step, hops)):
+                norms = np.sqrt(np.asarray(block.multiply(block).sum(axis=1)).ravel()
+                                if sparse.issparse(block) else np.einsum("ij,ij->i", block,
+                                                                         block))
+                self._norms[(chain, side, hop)] = np.divide(
+                    1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+        return self._norms[key]
+
+    # ---- explicit maps --------------------------------------------------------------
+    def _map_blocks(self, side, index):
+        """The blocks of the source (0) or target (1) map on the nodes ``index``."""
+        blocks = self._blocks()
+        own = self.features[index]
+        yield blocks[0][0] * (own.toarray() if sparse.issparse(own) else np.asarray(own))
+        for chain in range(len(self.chains)):
+            propagated = self._propagated(self._side(chain, side), self.hops)
+            next(propagated)                                   # hop 0: the features
+            for hop, block in enumerate(propagated, start=1):
+                block = np.asarray(block[index])
+                scales = self._row_scales(chain, side, hop)
+                if scales is not None:
+                    block = block * scales[index][:, None]
+                yield blocks[1 + chain * self.hops + hop - 1][0] * block
 
     def factors(self):
         """The explicit maps ``(U, V)`` of the block, each (n_rows or n_cols, n_features)."""
         check_dense_allocation((self.rows.size + self.cols.size, self.n_features),
                                what="the explicit maps of the attribute kernel",
                                remedy="use fewer hops or fewer features")
-        U = np.hstack(list(self._hop_blocks(self.source_step, self.rows)))
+        U = np.hstack(list(self._map_blocks(0, self.rows)))
         if self.is_symmetric:
             return U, U
-        return U, np.hstack(list(self._hop_blocks(self.target_step, self.cols)))
+        return U, np.hstack(list(self._map_blocks(1, self.cols)))
 
     def maps_transpose_dot(self, Z, side="source"):
         """``U^T Z`` (``side="source"``) or ``V^T Z``, without forming the maps.
@@ -190,26 +257,32 @@ class PropagatedFeatureKernel(LinearOperator):
         ``(P^h X)[index]^T Z = X^T (P^T)^h Z`` with ``Z`` scattered onto all nodes: one
         sparse product per hop. These are the primal weights of dual coefficients ``Z``.
         """
-        step, index = ((self.source_step, self.rows) if side == "source"
-                       else (self.target_step, self.cols))
+        position = 0 if side == "source" else 1
+        index = self.rows if position == 0 else self.cols
         Z = np.asarray(Z, dtype=np.float64)
-        current = np.zeros((self.features.shape[0], Z.shape[1]))
-        np.add.at(current, index, Z)
-        step_t = sparse.csr_array(step.T)
+        full = np.zeros((self.features.shape[0], Z.shape[1]))
+        np.add.at(full, index, Z)
         blocks = []
-        for hop, weight in enumerate(self._weights()):
-            if hop:
-                current = step_t @ current
+        for weight, chain, hops in self._blocks():
+            current = full
+            scales = self._row_scales(chain, position, hops)
+            if scales is not None:
+                current = current * scales[:, None]
+            if chain is not None:
+                step_t = sparse.csr_array(self._side(chain, position).T)
+                for _ in range(hops):
+                    current = step_t @ current
             blocks.append(weight * np.asarray(self.features.T @ current))
         return np.vstack(blocks)
 
     # ---- dense blocks ---------------------------------------------------------------
     def _gram_is_cheaper(self):
-        n, d = self.features.shape
+        n = self.features.shape[0]
+        steps_nnz = sum(left.nnz + right.nnz for left, right in self.chains)
         through_maps = self.rows.size * self.cols.size * self.n_features
-        through_gram = n * n * (1 + 4 * self.hops) + self.source_step.nnz * n * 2 * self.hops
+        through_gram = n * n * (2 + 3 * len(self.chains) * self.hops) + steps_nnz * n * self.hops
         room = available_memory()
-        fits = room is None or 3 * 8 * n * n < room
+        fits = room is None or 4 * 8 * n * n < room
         return fits and through_gram < through_maps
 
     def to_dense(self):
@@ -220,46 +293,60 @@ class PropagatedFeatureKernel(LinearOperator):
         if self._gram_is_cheaper():
             return self._through_gram()
         out = np.zeros(self.shape)
-        pairs = zip(self._hop_blocks(self.source_step, self.rows),
-                    self._hop_blocks(self.target_step, self.cols))
-        for left, right in pairs:
+        for left, right in zip(self._map_blocks(0, self.rows), self._map_blocks(1, self.cols)):
             out += left @ right.T
         return out
 
     def _through_gram(self):
+        """``sum_b w_b^2 D_L L^h G R^hT D_R`` with ``G = X X^T``, chain by chain."""
         X = self.features
         gram = X @ X.T
-        current = gram.toarray() if sparse.issparse(gram) else np.asarray(gram)
-        weights = self._weights() ** 2
-        total = weights[0] * current
-        transpose = sparse.csr_array(self.target_step.T)
-        for hop in range(1, self.hops + 1):
-            current = np.asarray((self.source_step @ current) @ transpose)   # P_s C P_t^T
-            total += weights[hop] * current
+        gram = gram.toarray() if sparse.issparse(gram) else np.asarray(gram)
+        blocks = self._blocks()
+        total = blocks[0][0] ** 2 * gram
+        for chain, (left, right) in enumerate(self.chains):
+            current = gram
+            for hop in range(1, self.hops + 1):
+                # L C R^T as two row-major sparse products: R (L C)^T, transposed back.
+                current = np.ascontiguousarray((right @ np.ascontiguousarray(
+                    (left @ current).T)).T)
+                weight = blocks[1 + chain * self.hops + hop - 1][0]
+                term = current
+                if self.renormalize:
+                    term = (self._row_scales(chain, 0, hop)[:, None] * current
+                            * self._row_scales(chain, 1, hop)[None, :])
+                total += weight ** 2 * term
         return total[np.ix_(self.rows, self.cols)]
 
     # ---- products -------------------------------------------------------------------
     def _apply(self, Z, transpose):
-        """``K Z`` (or ``K^T Z``) by Horner's scheme over the hops."""
-        left, right = (self.target_step, self.source_step) if transpose else \
-            (self.source_step, self.target_step)
+        """``K Z`` (or ``K^T Z``), block by block."""
+        out_side, in_side = (1, 0) if transpose else (0, 1)
         out_index, in_index = (self.cols, self.rows) if transpose else (self.rows, self.cols)
         n = self.features.shape[0]
         Z = np.asarray(Z, dtype=np.float64)
         full = np.zeros((n, Z.shape[1]))
         np.add.at(full, in_index, Z)
         X = self.features
-        right_t = sparse.csr_array(right.T)
-        weights = self._weights() ** 2
-        # terms[h] = X X^T (P_right^T)^h Z; then sum_h P_left^h terms[h] by Horner.
-        terms, current = [], full
-        for hop in range(self.hops + 1):
-            if hop:
-                current = right_t @ current
-            terms.append(weights[hop] * np.asarray(X @ np.asarray(X.T @ current)))
-        result = terms[-1]
-        for hop in range(self.hops - 1, -1, -1):
-            result = left @ result + terms[hop]
+        result = np.zeros_like(full)
+        for weight, chain, hops in self._blocks():
+            current = full
+            scales = self._row_scales(chain, in_side, hops)
+            if scales is not None:
+                current = current * scales[:, None]
+            if chain is not None:
+                step_t = sparse.csr_array(self._side(chain, in_side).T)
+                for _ in range(hops):
+                    current = step_t @ current
+            current = np.asarray(X @ np.asarray(X.T @ current))
+            if chain is not None:
+                step = self._side(chain, out_side)
+                for _ in range(hops):
+                    current = step @ current
+            scales = self._row_scales(chain, out_side, hops)
+            if scales is not None:
+                current = current * scales[:, None]
+            result += weight ** 2 * current
         return result[out_index]
 
     def _matmat(self, Z):
@@ -275,7 +362,8 @@ class PropagatedFeatureKernel(LinearOperator):
         return self._rmatmat(np.reshape(z, (-1, 1)))[:, 0]
 
     def _adjoint(self):
-        return PropagatedFeatureKernel(self.features, self.target_step, self.source_step,
-                                       self.hops, self.self_weight, self.cols, self.rows)
+        return PropagatedFeatureKernel(self.features, [(r, l) for l, r in self.chains],
+                                       self.hops, self.self_weight, self.renormalize,
+                                       self.cols, self.rows)
 
     _transpose = _adjoint

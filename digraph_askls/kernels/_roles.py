@@ -10,6 +10,7 @@ import numpy as np
 from scipy import sparse
 
 from digraph_askls.graph import get_adjacency
+from digraph_askls.graph._features import check_features
 from digraph_askls.kernels._factored import FactoredKernel
 
 __all__ = ["ROLE_FEATURES", "get_role_features", "get_role_kernel"]
@@ -31,7 +32,7 @@ def _mean_over_rows(links, values):
     return out
 
 
-def get_role_features(adjacency, standardize=True):
+def get_role_features(adjacency, standardize=True, features=None):
     """Role features of every node, one row per node (columns :data:`ROLE_FEATURES`).
 
     Parameters
@@ -39,14 +40,18 @@ def get_role_features(adjacency, standardize=True):
     adjacency : graph in any form accepted by :func:`~digraph_askls.graph.get_adjacency`
     standardize : bool, default=True
         Centre each column and scale it to unit variance (constant columns become 0).
+    features : array-like or sparse matrix of shape (n_nodes, n_features), optional
+        Node attributes: adds a last column, ``log(1 + sum_j |x_ij|)``, the amount of
+        attributes a node has (for bag-of-words, the length of its text), which the
+        unit-length rows of the attribute kernels do not see.
 
     Returns
     -------
-    ndarray of shape (n_nodes, 10)
+    ndarray of shape (n_nodes, 10) or (n_nodes, 11)
         Degrees count distinct neighbours, strengths sum edge weights, reciprocity is
-        the share of a node's out-links to other nodes that are returned, and the neighbour columns
-        average ``log(1 + degree)`` over a node's targets (out-links) or sources
-        (in-links).
+        the share of a node's out-links to other nodes that are returned, and the
+        neighbour columns average ``log(1 + degree)`` over a node's targets (out-links)
+        or sources (in-links).
 
     Examples
     --------
@@ -75,6 +80,10 @@ def get_role_features(adjacency, standardize=True):
         _mean_over_rows(pattern, log_in), _mean_over_rows(reverse, log_out),
         _mean_over_rows(reverse, log_in), _mean_over_rows(pattern, log_out),
     ]
+    X = check_features(features, adjacency.shape[0])
+    if X is not None:
+        mass = abs(X).sum(axis=1)
+        columns.append(np.log1p(np.asarray(mass, dtype=np.float64).ravel()))
     roles = np.column_stack(columns)
     if standardize:
         roles = roles - roles.mean(axis=0)
@@ -83,16 +92,49 @@ def get_role_features(adjacency, standardize=True):
     return roles
 
 
-def get_role_kernel(adjacency):
-    """The linear kernel of the standardised role features, as explicit maps.
+def get_role_kernel(adjacency, features=None, bins=None):
+    """The kernel of the nodes' role features, as explicit maps.
 
-    Each row is divided by ``sqrt(10)`` so that the kernel's diagonal averages 1.
+    Parameters
+    ----------
+    adjacency : graph in any form accepted by :func:`~digraph_askls.graph.get_adjacency`
+    features : array-like or sparse matrix, optional
+        Adds the amount of attributes of each node (see :func:`get_role_features`).
+    bins : int >= 2, optional
+        None: the linear kernel of the standardised features. An integer: each of
+        log in-degree, log out-degree and (with features) log attribute amount is cut
+        into ``bins`` quantile bins and one-hot encoded, so that the kernel is 1 for two
+        nodes in the same bin and 0 otherwise, summed over the columns: a non-linear
+        (step) response to degree and text length.
+
+    Each row is scaled so that the kernel's diagonal averages 1.
 
     Examples
     --------
     >>> from digraph_askls.kernels import get_role_kernel
     >>> get_role_kernel([(0, 1), (1, 2)]).n_features
     10
+    >>> get_role_kernel([(0, 1), (1, 2), (2, 0), (2, 1)], bins=2).to_dense()
+    array([[1. , 0.5, 0.5],
+           [0.5, 1. , 0. ],
+           [0.5, 0. , 1. ]])
     """
-    roles = get_role_features(adjacency) / np.sqrt(len(ROLE_FEATURES))
-    return FactoredKernel(roles, feature_names=ROLE_FEATURES)
+    if bins is None:
+        roles = get_role_features(adjacency, features=features)
+        names = list(ROLE_FEATURES) + (["log attribute amount"] if roles.shape[1] > 10 else [])
+        return FactoredKernel(roles / np.sqrt(roles.shape[1]), feature_names=names)
+    if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool) or bins < 2:
+        raise ValueError(f"bins must be None or an integer >= 2, got {bins!r}")
+    raw = get_role_features(adjacency, standardize=False, features=features)
+    columns = [0, 1] + ([raw.shape[1] - 1] if raw.shape[1] > 10 else [])
+    blocks, names = [], []
+    for column in columns:
+        values = raw[:, column]
+        edges = np.unique(np.quantile(values, np.arange(1, bins) / bins))
+        codes = np.searchsorted(edges, values, side="left")   # a tie goes below
+        blocks.append(np.eye(edges.size + 1)[codes])
+        label = (ROLE_FEATURES[column] if column < len(ROLE_FEATURES)
+                 else "log attribute amount")
+        names.extend(f"{label} bin {b}" for b in range(edges.size + 1))
+    maps = np.hstack(blocks) / np.sqrt(len(columns))
+    return FactoredKernel(maps, feature_names=names)
