@@ -10,10 +10,11 @@ from ._loo import spectral_of
 
 __all__ = ["AsKLSClassifier"]
 
-MERGES = ("average", "stack", "joint", "stack_train", "joint_train", "stack_loo", "joint_loo",
-          "source", "target")
+MERGES = ("average", "stack", "joint", "blend", "stack_train", "joint_train", "stack_loo",
+          "joint_loo", "blend_loo", "source", "target")
 #: Merges that fit stackers on out-of-sample view scores.
-STACKING_MERGES = ("stack", "joint", "stack_train", "joint_train", "stack_loo", "joint_loo")
+STACKING_MERGES = ("stack", "joint", "blend", "stack_train", "joint_train", "stack_loo",
+                   "joint_loo", "blend_loo")
 
 
 class AsKLSClassifier(_KernelLSClassifier):
@@ -39,15 +40,18 @@ class AsKLSClassifier(_KernelLSClassifier):
         Regularisation coefficient of the paper (larger fits the training data harder).
     solver : {"auto", "dense", "minres", "lsqr", "batched"}, default="auto"
         See :func:`digraph_askls.linalg.solve_system`.
-    merge : {"average", "stack", "joint", "stack_train", "joint_train", "stack_loo", \
-"joint_loo", "source", "target"}
+    merge : {"average", "stack", "joint", "blend", "stack_train", "joint_train", \
+"stack_loo", "joint_loo", "blend_loo", "source", "target"}
         How the two views give one decision: their mean (the paper), the authors'
         stacking (out-of-fold view scores fed to an unpenalised logistic regression per
         class), joint stacking (one multinomial logistic regression on the out-of-fold
         scores of both views and all classes), ``"stack_train"`` / ``"joint_train"`` (the
         same stackers fitted on the training view scores of the full model, which the
         system gives for free: ``f_s(X) = y - a~ / g`` and ``f_t(X) = y - b~ / g``; no
-        fold solves, no kernel product), ``"stack_loo"`` / ``"joint_loo"`` (the same
+        fold solves, no kernel product), ``"blend"`` (half the joint stacker's class
+        probabilities, half a softmax of the mean view whose temperature is fitted on the
+        same out-of-fold scores: steadier than either on small training sets),
+        ``"stack_loo"`` / ``"joint_loo"`` / ``"blend_loo"`` (the same
         stackers fitted on the exact leave-one-out view scores, from one SVD of the
         training kernel, or a thin SVD of its feature maps; see
         :class:`~digraph_askls.linalg.SpectralAsKLS`; a numeric ``regularization``, or a
@@ -126,10 +130,13 @@ class AsKLSClassifier(_KernelLSClassifier):
         return self.merge in STACKING_MERGES
 
     def _joint_stacking(self):
-        return self.merge in ("joint", "joint_train", "joint_loo")
+        return self.merge in ("joint", "joint_train", "joint_loo", "blend", "blend_loo")
+
+    def _blending(self):
+        return self.merge in ("blend", "blend_loo")
 
     def _loo_stacking(self):
-        return self.merge in ("stack_loo", "joint_loo")
+        return self.merge in ("stack_loo", "joint_loo", "blend_loo")
 
     def _fit_loo(self, K, codes, Y, spectral=None):
         """Solve through one SVD of ``K`` and stack the exact leave-one-out view scores."""

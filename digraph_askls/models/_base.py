@@ -17,7 +17,9 @@ from ..linalg import (
 from ..kernels import VECTOR_KERNELS, restrict_kernel
 from ..kernels._restrict import views_pair_product
 from ._checks import SHARED_CONSTRAINTS, check_targets
-from ._stackers import joint_logistic_regression, unpenalized_logistic_regression
+from ._stackers import (
+    BlendedStacker, joint_logistic_regression, unpenalized_logistic_regression,
+)
 from ._views import KernelViews, kernel_dot
 
 __all__ = []
@@ -145,6 +147,9 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
     def _joint_stacking(self):
         return False
 
+    def _blending(self):
+        return False
+
     # ---- fit -------------------------------------------------------------------
     def fit(self, X, y):
         """Fit the classifier.
@@ -263,7 +268,11 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
             # One multinomial model on the view scores of every class: it can learn that
             # a class shows up as a pattern across the other classes' scores (e.g. flows
             # from class c - 1 into c and from c into c + 1), which per-class models miss.
-            self.stackers_ = [joint_logistic_regression().fit(features.reshape(m, -1), codes)]
+            if self._blending():
+                stacker = BlendedStacker(n_views=features.shape[1])
+            else:
+                stacker = joint_logistic_regression()
+            self.stackers_ = [stacker.fit(features.reshape(m, -1), codes)]
             return
         self.stackers_ = []
         for column in range(Y.shape[1]):

@@ -76,13 +76,17 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         Regularisation coefficient of AsK-LS. ``"auto"``: each kernel's own values
         (``GraphKernel.gammas``, set for the kernel's scale); a list: those values for
         every kernel. With one kernel and one gamma nothing is selected.
-    merge : {"joint", "stack", "joint_train", "stack_train", "average", "source", "target", \
-"joint_loo", "stack_loo"}
+    merge : {"auto", "joint", "blend", "stack", "joint_train", "stack_train", "average", \
+"source", "target", "joint_loo", "blend_loo", "stack_loo"}
         How the two views are merged (see :class:`AsKLSClassifier`). ``"joint"``: one
         multinomial logistic regression on the out-of-sample scores of both views and
         all classes, which also reads patterns across classes (class c linking to class
-        c + 1). When a kernel is selected on leave-one-out scores, the stackers are
-        fitted on those (``"joint"`` becomes ``"joint_loo"``). Default: "joint".
+        c + 1). ``"blend"``: half that, half a calibrated softmax of the mean view,
+        steadier on small training sets. ``"auto"``: ranks kernels with the joint
+        stacker, then blends where that predicts the left-out nodes better (a lower
+        Brier score); ``selection_["merge"]`` tells which. When a kernel is selected on
+        leave-one-out scores, the stackers are fitted on those (``"joint"`` becomes
+        ``"joint_loo"``). Default: "auto".
     solver : str, default="auto"
         Solver of the AsK-LS system (see :func:`digraph_askls.linalg.solve_system`).
     preset : {"auto", None, "paper", "large"}, default="auto"
@@ -126,15 +130,17 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     estimator_ : AsKLSClassifier
         The fitted AsK-LS model on the labelled nodes.
     selection_ : dict
-        What was chosen: ``kernel`` (the recipe), ``gamma``, ``score`` (leave-one-out
-        accuracy of the stacked views, None when nothing was selected) and ``engine``
-        (``"loo"``: exact leave-one-out from one SVD; ``"folds"``: fold stacking;
-        ``"fixed"``: one configuration, nothing selected).
+        What was chosen: ``kernel`` (the recipe), ``gamma``, ``score`` (one minus the
+        Brier score of the stacked views' leave-one-out predictions: the ranking
+        criterion), ``accuracy`` (their leave-one-out accuracy; both None when nothing
+        was selected), ``engine`` (``"loo"``: exact leave-one-out from one SVD;
+        ``"folds"``: fold stacking; ``"fixed"``: one configuration, nothing selected) and
+        ``merge`` (the merge of the fitted model).
     cv_results_ : dict of lists
         One entry per (kernel, gamma) tried: ``kernel``, ``gamma``, ``engine``,
-        ``mean_test_score``, ``rank_test_score`` and ``fit_time`` (seconds, the kernel's
-        build and decomposition shared among its gammas). Empty lists when nothing was
-        selected.
+        ``mean_test_score`` (the ranking criterion), ``loo_accuracy``,
+        ``rank_test_score`` and ``fit_time`` (seconds, the kernel's build and
+        decomposition shared among its gammas). Empty lists when nothing was selected.
     preset_ : str or None
         The preset in effect (``"auto"`` resolved on the fitted graph).
 
@@ -161,13 +167,13 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         # Names of the registry are checked by get_graph_kernel (it grows at run time).
         "kernel": [str, GraphKernel, list],
         "gamma": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither"), list],
-        "merge": [StrOptions(set(MERGES))],
+        "merge": [StrOptions({"auto", *MERGES})],
         "preset": [StrOptions({"auto", *PRESETS}), None],
         "operator": [callable, None],
         **{key: value for key, value in SHARED_CONSTRAINTS.items() if key != "gamma"},
     }
 
-    def __init__(self, kernel="auto", gamma="auto", merge="joint", solver="auto",
+    def __init__(self, kernel="auto", gamma="auto", merge="auto", solver="auto",
                  preset="auto", regularization="auto", n_folds=5, kernel_params=None,
                  tol=1e-4, max_iter=None, random_state=None, operator=None):
         self.kernel = kernel

@@ -207,7 +207,8 @@ def _score_fold(estimator, config, K, codes, train, valid, random_state):
     start = time.perf_counter()
     model = AsKLSClassifier(
         kernel="precomputed", gamma=config["gamma"], solver=estimator.solver,
-        merge=config["merge"], regularization=config["regularization"],
+        merge="joint" if config["merge"] == "auto" else config["merge"],
+        regularization=config["regularization"],
         n_folds=config["n_folds"], tol=estimator.tol, max_iter=estimator.max_iter,
         random_state=random_state,
     ).fit(restrict_kernel(K, train, train), codes[train])

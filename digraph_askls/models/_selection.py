@@ -6,9 +6,11 @@ Where its training block can be decomposed (a dense block of at most
 labelled nodes) one SVD gives the solution *and the exact leave-one-out view scores* for
 every gamma (:class:`~digraph_askls.linalg.SpectralAsKLS`); elsewhere the candidate is
 fitted with fold stacking and its out-of-fold scores stand in. Each (kernel, gamma) is
-scored by the leave-one-out accuracy of a least-squares stacker on those out-of-sample
-scores (:func:`~digraph_askls.models._loo.stacking_accuracy`), and the winner is refitted
-from the decomposition it already has: its stackers learn from its leave-one-out scores.
+scored by the leave-one-out (PRESS) residuals of a least-squares stacker on those
+out-of-sample scores, as one minus their Brier score
+(:func:`~digraph_askls.models._loo.stacking_score`; a proper score, steadier than the
+accuracy on small training sets), and the winner is refitted from the decomposition it
+already has: its stackers learn from its leave-one-out scores.
 """
 
 import logging
@@ -18,10 +20,10 @@ import numpy as np
 from scipy import sparse
 
 from ..kernels import (AttributeKernel, GraphKernel, LinkProfileKernel, NamedKernel,
-                       WalkKernel, gamma_grid, restrict_kernel)
+                       RoleKernel, WalkKernel, gamma_grid, restrict_kernel)
 from ..linalg import SingularSystemError
 from ._askls import AsKLSClassifier
-from ._loo import loo_accuracy, spectral_of, stacking_accuracy
+from ._loo import blend_score, loo_accuracy, spectral_of, stacking_score
 
 __all__ = ["SPECTRAL_MAX_TRAIN", "as_recipes", "default_kernels", "select_kernel"]
 
@@ -32,23 +34,36 @@ logger = logging.getLogger(__name__)
 SPECTRAL_MAX_TRAIN = 5000
 
 #: With stacking merges, the final model stacks the leave-one-out scores.
-_LOO_MERGES = {"joint": "joint_loo", "stack": "stack_loo"}
+_LOO_MERGES = {"joint": "joint_loo", "stack": "stack_loo", "blend": "blend_loo"}
 
 
 def default_kernels(n_train, has_features):
     """The candidate kernels of ``NodeClassifier(kernel="auto")``.
 
-    The walk kernel (homophilous graphs: citations), the link-profile kernel (graphs
-    whose links are not votes: web pages, Wikipedia; only where its dense training block
-    is affordable) and, with node features, the attribute kernel. Measured per graph in
-    ``docs/results/directed.md``.
+    With node features, three attribute kernels: features averaged over 5 hops of the
+    undirected graph (graphs whose neighbours share classes: citations); own features
+    beside the separate means of out- and in-neighbours, each at unit length (web pages,
+    whose neighbours differ from them); own features beside role bins of degree and text
+    length (co-occurrence graphs whose classes follow how much a node says). Then, for
+    the structure, the walk kernel (homophilous graphs) and, where its dense training
+    block is affordable, the link-profile kernel (graphs whose links are not votes) with
+    a little of the role bins (and of the features).
+    Measured per graph in ``docs/results/directed.md``.
     """
     kernels = []
     if has_features:
-        kernels.append(AttributeKernel())
+        kernels += [
+            AttributeKernel(),
+            AttributeKernel(hops=1, propagation="both", self_weight=2.0, renormalize=True,
+                            self_loops=False),
+            AttributeKernel(hops=0) + RoleKernel(bins=16),
+        ]
     kernels.append(WalkKernel())
     if n_train <= SPECTRAL_MAX_TRAIN:
-        kernels.append(LinkProfileKernel())
+        profile = LinkProfileKernel() + 0.1 * RoleKernel(bins=16)
+        if has_features:
+            profile = profile + 0.05 * AttributeKernel(hops=0)
+        kernels.append(profile)
     return kernels
 
 
@@ -87,12 +102,13 @@ def _spectral_possible(train_kernel):
     return direct and m <= SPECTRAL_MAX_TRAIN
 
 
-_STACKING = ("joint", "stack", "joint_loo", "stack_loo", "joint_train", "stack_train")
+_STACKING = ("joint", "stack", "blend", "joint_loo", "stack_loo", "blend_loo", "joint_train",
+             "stack_train")
 
 
 def _criterion(scores, codes, merge, binary):
     if merge in _STACKING:
-        return stacking_accuracy(scores, codes)
+        return stacking_score(scores, codes)
     if merge in ("source", "target"):
         scores = scores[:1] if merge == "source" else scores[1:]
     return loo_accuracy(scores, codes, binary)
@@ -104,12 +120,17 @@ def _fixed(recipe, build, train_codes, train, gamma, estimator_params, operator)
     train_kernel = restrict_kernel(kernel, train, train)
     if operator is not None:
         train_kernel = operator(train_kernel)
-    estimator = AsKLSClassifier(kernel="precomputed", **dict(estimator_params, gamma=gamma))
+    merge = estimator_params["merge"]
+    estimator = AsKLSClassifier(kernel="precomputed", **dict(
+        estimator_params, gamma=gamma, merge="joint" if merge == "auto" else merge))
     estimator._validate_params()
     estimator._fit_kernel(train_kernel, train_codes)
-    selection = dict(kernel=recipe, gamma=float(gamma), score=None, engine="fixed")
-    rows = {key: [] for key in ("kernel", "gamma", "engine", "mean_test_score", "fit_time",
-                                "rank_test_score")}
+    if merge == "auto":
+        _choose_blend(estimator, train_codes)
+    selection = dict(kernel=recipe, gamma=float(gamma), score=None, accuracy=None,
+                     engine="fixed", merge=estimator.merge)
+    rows = {key: [] for key in ("kernel", "gamma", "engine", "mean_test_score", "loo_accuracy",
+                                "fit_time", "rank_test_score")}
     return kernel, estimator, selection, rows
 
 
@@ -129,6 +150,8 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
         None: each recipe's own grid (:func:`~digraph_askls.kernels.gamma_grid`).
     estimator_params : dict
         Parameters of :class:`AsKLSClassifier` (``merge``, ``solver``, ``n_folds`` ...).
+        ``merge="auto"`` ranks with the joint stacker, then blends it with the calibrated
+        mean view (``"blend"``) if that scores better at the winner.
     operator : callable, optional
         Applied to the training kernel when there is one configuration only (see
         :class:`~digraph_askls.NodeClassifier`).
@@ -138,7 +161,8 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
     kernel : the winning kernel on all nodes
     estimator : AsKLSClassifier fitted on ``K(train, train)``
     selection : dict
-        ``kernel`` (recipe), ``gamma``, ``score``, ``engine`` (``"loo"`` or ``"folds"``).
+        ``kernel`` (recipe), ``gamma``, ``score``, ``accuracy``, ``engine`` (``"loo"`` or
+        ``"folds"``) and ``merge`` (the final estimator's).
     cv_results : dict of lists
         ``kernel``, ``gamma``, ``engine``, ``mean_test_score``, ``fit_time`` (s),
         ``rank_test_score``, one entry per (recipe, gamma).
@@ -149,8 +173,10 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
         return _fixed(recipes[0], build, train_codes, train, grids[0][0], estimator_params,
                       operator)
     merge = estimator_params["merge"]
+    ranking = "joint" if merge == "auto" else merge
     binary = np.unique(train_codes).size == 2
-    rows = {"kernel": [], "gamma": [], "engine": [], "mean_test_score": [], "fit_time": []}
+    rows = {"kernel": [], "gamma": [], "engine": [], "mean_test_score": [], "loo_accuracy": [],
+            "fit_time": []}
     best = None
     for recipe, grid in zip(recipes, grids):
         start = time.perf_counter()
@@ -164,26 +190,32 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
         shared = time.perf_counter() - start
         for gamma in grid:
             start = time.perf_counter()
-            outcome = _evaluate(recipe, train_kernel, train_codes, gamma, merge, binary,
+            outcome = _evaluate(recipe, train_kernel, train_codes, gamma, ranking, binary,
                                 decomposition if spectral else None, estimator_params)
             elapsed = time.perf_counter() - start + shared / len(grid)
             if outcome is None:
                 continue
-            score, fitted = outcome
+            (score, accuracy), scores, fitted = outcome
             rows["kernel"].append(recipe)
             rows["gamma"].append(float(gamma))
             rows["engine"].append("loo" if spectral else "folds")
             rows["mean_test_score"].append(score)
+            rows["loo_accuracy"].append(accuracy)
             rows["fit_time"].append(elapsed)
             logger.info("selection %r gamma=%g: %.4f (%.2f s)", recipe, gamma, score, elapsed)
             if best is None or score > best["score"]:
-                best = dict(kernel=recipe, gamma=float(gamma), score=score,
+                best = dict(kernel=recipe, gamma=float(gamma), score=score, accuracy=accuracy,
                             engine="loo" if spectral else "folds", built=kernel,
-                            train_kernel=train_kernel, fitted=fitted,
+                            train_kernel=train_kernel, fitted=fitted, scores=scores,
                             decomposition=decomposition if spectral else None)
     if best is None:
         raise ValueError("no candidate kernel and gamma gave a solvable AsK-LS system; pass "
                          "other kernels or gammas")
+    if merge == "auto":
+        # The joint stacker ranked the candidates; at the winner, blend it with the
+        # calibrated mean view where that predicts the left-out samples better.
+        blended = blend_score(best["scores"], train_codes)[0] > best["score"]
+        merge = "blend" if blended else "joint"
     estimator = best.pop("fitted")
     if estimator is None:
         loo = best["decomposition"] is not None
@@ -191,9 +223,13 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
                       merge=_LOO_MERGES.get(merge, merge) if loo else merge)
         estimator = AsKLSClassifier(kernel="precomputed", **params)._fit_kernel(
             best["train_kernel"], train_codes, spectral=best["decomposition"])
+    elif merge != estimator.merge:
+        _refit_stackers(estimator, merge, train_codes)
+    best["merge"] = estimator.merge
     scores = np.asarray(rows["mean_test_score"])
     rows["rank_test_score"] = list(np.argsort(np.argsort(-scores, kind="stable")) + 1)
-    selection = {key: best[key] for key in ("kernel", "gamma", "score", "engine")}
+    selection = {key: best[key] for key in ("kernel", "gamma", "score", "accuracy", "engine",
+                                            "merge")}
     return best["built"], estimator, selection, rows
 
 
@@ -211,7 +247,7 @@ def _evaluate(recipe, train_kernel, codes, gamma, merge, binary, decomposition, 
         except SingularSystemError as exc:
             logger.info("selection %r gamma=%g skipped: %s", recipe, gamma, exc)
             return None
-        return _criterion(scores, codes, merge, binary), None
+        return _criterion(scores, codes, merge, binary), scores, None
     # Fold stacking gives the out-of-fold scores; a merge without stackers is scored on
     # them too, and refitted as asked if it wins.
     stacked = merge in _STACKING
@@ -219,4 +255,21 @@ def _evaluate(recipe, train_kernel, codes, gamma, merge, binary, decomposition, 
                                 **dict(params, gamma=gamma, merge=merge if stacked else "joint"))
     estimator._fit_kernel(train_kernel, codes)
     scores = np.transpose(estimator.stacking_scores_, (1, 0, 2))
-    return _criterion(scores, codes, merge, binary), estimator if stacked else None
+    return _criterion(scores, codes, merge, binary), scores, estimator if stacked else None
+
+
+def _refit_stackers(estimator, merge, codes):
+    """Refit the stackers of a fold-stacked estimator for another stacking merge."""
+    estimator.set_params(merge=merge)
+    estimator._fit_stackers(estimator.stacking_scores_, codes,
+                            estimator._label_columns(codes))
+
+
+def _choose_blend(estimator, codes):
+    """``merge="auto"`` on one fitted configuration: blend where it scores better."""
+    scores = getattr(estimator, "stacking_scores_", None)
+    if scores is None:
+        return
+    scores = np.transpose(scores, (1, 0, 2))
+    if blend_score(scores, codes)[0] > stacking_score(scores, codes)[0]:
+        _refit_stackers(estimator, "blend", codes)
