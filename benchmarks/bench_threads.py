@@ -1,11 +1,12 @@
-"""Threaded against single-call sparse products with the walk of a 1M-node digraph.
+"""Threaded against single-call sparse products with the links of a 1M-node digraph.
 
-The undirected walk's symmetric factor ``M = A + A^T`` of a ``make_directed_sbm`` graph
-(10^6 nodes, average degree 10: 2.1e7 stored entries) multiplies dense float32 blocks of
-10, 20 and 40 columns, once by SciPy in one call and once by the walk kernel's row
-blocks in ``n_threads`` threads (``digraph_askls.kernels._walks._RowBlocks``). Both
-results are compared entry by entry (equal: each row is summed by the same loop), the
-median of ``--repeats`` runs is reported with the ratio, and the 1-minute load average.
+One step of a walk kernel adds ``A X + A^T X`` (the in-links ``A`` of a
+``make_directed_sbm`` graph, 10^6 nodes, average degree 10: 1.0e7 stored entries each)
+for dense float32 blocks of 10, 20 and 40 columns: once by SciPy in two calls, once by
+the walk kernel's row blocks in ``n_threads`` threads, added into one array
+(``digraph_askls.kernels._hops.LinkProducts``). Both results are compared entry by
+entry, the median of ``--repeats`` runs is reported with the ratio, and the 1-minute
+load average.
 
 Usage: python benchmarks/bench_threads.py [--nodes 1000000] [--threads 2]
 """
@@ -20,7 +21,7 @@ import numpy as np
 from scipy import sparse
 
 from digraph_askls.datasets import make_directed_sbm
-from digraph_askls.kernels._walks import _RowBlocks, _links_and_degrees, default_n_threads
+from digraph_askls.kernels._hops import LinkProducts, default_n_threads
 
 
 def _median_seconds(function, repeats):
@@ -40,25 +41,32 @@ def main():
     parser.add_argument("--out", default="docs/results/bench_threads.json")
     args = parser.parse_args()
     adjacency, _ = make_directed_sbm(args.nodes, 10, 10, p_in=0.5, random_state=0)
-    links, _ = _links_and_degrees(adjacency, 1.0)
-    links = sparse.csr_array(links, dtype=np.float32)
-    blocks = _RowBlocks(links, args.threads)
+    out_links = sparse.csr_array(adjacency, dtype=np.float32)                # A^T
+    in_links = out_links.T.tocsr()                                            # A
+    links = LinkProducts(in_links, out_links, dtype=np.float32, n_threads=args.threads)
     rng = np.random.default_rng(0)
     rows = []
-    print(f"nnz = {links.nnz:,}, threads = {args.threads}, "
+    print(f"nnz = {in_links.nnz:,} (each), threads = {args.threads}, "
           f"load = {os.getloadavg()[0]:.1f}")
     print(f"{'columns':>8} {'one call s':>11} {'threaded s':>11} {'speed-up':>9} {'equal':>6}")
     for k in (10, 20, 40):
         X = rng.random((links.shape[0], k), dtype=np.float32)
-        single, expected = _median_seconds(lambda: links @ X, args.repeats)
-        threaded, got = _median_seconds(lambda: blocks @ X, args.repeats)
-        equal = bool(np.array_equal(expected, got))
+
+        def threaded_step():
+            out = np.zeros_like(X)
+            links.accumulate(out, X, X)
+            return out
+
+        single, expected = _median_seconds(lambda: in_links @ X + out_links @ X,
+                                           args.repeats)
+        threaded, got = _median_seconds(threaded_step, args.repeats)
+        equal = bool(np.allclose(expected, got, rtol=1e-6, atol=0))
         rows.append(dict(columns=k, single_seconds=single, threaded_seconds=threaded,
                          speedup=single / threaded, equal=equal))
         print(f"{k:8d} {single:11.3f} {threaded:11.3f} {single / threaded:9.2f} {equal!s:>6}")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(dict(n_nodes=args.nodes, nnz=int(links.nnz),
+    out.write_text(json.dumps(dict(n_nodes=args.nodes, nnz=int(in_links.nnz),
                                    threads=args.threads, load=os.getloadavg()[0],
                                    rows=rows), indent=2))
     print(f"written {args.out}")

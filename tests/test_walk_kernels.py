@@ -124,13 +124,13 @@ def test_large_preset_on_cora_stays_above_paper_preset(cora_scores):
     assert scores["large"] > 0.80, scores
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_pair_product_of_undirected_walk_matches_separate_products(small_graph, dtype):
-    K = get_graph_kernel("ppr", small_graph, alpha=0.7, beta=1.0, n_hops=4, dtype=dtype)
-    dense = _dense_ppr(small_graph, 0.7, 1.0, 4)
+@pytest.mark.parametrize("beta,dtype", [(1.0, "float64"), (1.0, "float32"), (2.0, "float32"),
+                                        (0.0, "float64")])
+def test_pair_product_matches_separate_products(small_graph, beta, dtype):
+    K = get_graph_kernel("ppr", small_graph, alpha=0.7, beta=beta, n_hops=4, dtype=dtype)
+    dense = _dense_ppr(small_graph, 0.7, beta, 4)
     rng = np.random.default_rng(1)
-    X, Y = rng.standard_normal((60, 3)), rng.standard_normal((60, 3))
-    assert K._symmetric == (dtype == "float32")   # joined in float32 only
+    X, Y = rng.standard_normal((60, 3)), rng.standard_normal((60, 2))
     tol = 1e-12 if dtype == "float64" else 1e-5
     forward, backward = K.matmat_pair(X, Y)
     np.testing.assert_allclose(forward, dense @ X, rtol=tol, atol=tol)
@@ -144,16 +144,16 @@ def test_pair_product_of_undirected_walk_matches_separate_products(small_graph, 
                                rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("beta,dtype", [(2.0, "float64"), (1.0, "float32")])
+@pytest.mark.parametrize("beta,dtype", [(2.0, "float64"), (1.0, "float32"), (0.0, "float32")])
 def test_threaded_products_equal_one_call(small_graph, beta, dtype, monkeypatch):
-    from digraph_askls.kernels import _walks
+    from digraph_askls.kernels import _hops
 
     serial = get_graph_kernel("ppr", small_graph, alpha=0.7, beta=beta, n_hops=4,
                               dtype=dtype, n_threads=1)
-    monkeypatch.setattr(_walks._RowBlocks, "min_nnz", 0)
+    monkeypatch.setattr(_hops.LinkProducts, "min_nnz", 0)
     threaded = get_graph_kernel("ppr", small_graph, alpha=0.7, beta=beta, n_hops=4,
                                 dtype=dtype, n_threads=3)
-    assert len(threaded._forward[0].blocks) == 3 and serial._forward[0].blocks is None
+    assert len(threaded._links.blocks) == 3 and len(serial._links.blocks) == 1
     X = np.random.default_rng(2).standard_normal((60, 5))
     # Row blocks change no sum: each row is computed by the same loop either way.
     np.testing.assert_array_equal(threaded @ X, serial @ X)
@@ -192,17 +192,24 @@ def test_both_views_in_one_pass_equal_separate_products(small_graph, beta, dtype
     assert views_pair_product(source, restrict_kernel(K, test, train), B, A) is None
 
 
-def test_pickled_kernel_keeps_one_copy_of_the_walk(small_graph, monkeypatch):
+def test_pickled_kernel_keeps_its_links_and_row_blocks(small_graph, monkeypatch):
     import pickle
 
-    from digraph_askls.kernels import _walks
+    from digraph_askls.kernels import _hops
 
-    monkeypatch.setattr(_walks._RowBlocks, "min_nnz", 0)
+    monkeypatch.setattr(_hops.LinkProducts, "min_nnz", 0)
     K = get_graph_kernel("ppr", small_graph, beta=1.0, n_hops=3, dtype="float32",
                          n_threads=2)
     clone = pickle.loads(pickle.dumps(K))
-    blocks = clone._forward[0]
-    assert len(blocks.blocks) == 2
-    assert all(np.shares_memory(block.data, blocks.matrix.data) for _, _, block in blocks.blocks)
+    assert len(clone._links.blocks) == 2
     X = np.random.default_rng(6).standard_normal((60, 2))
     np.testing.assert_array_equal(clone @ X, K @ X)
+
+
+def test_walk_holds_the_graph_values_and_one_transpose(small_graph):
+    # A^T is the graph's own index arrays (values in the hop precision), A one transpose.
+    K = get_graph_kernel("ppr", small_graph, n_hops=2, dtype="float32")
+    links = K._links
+    assert np.shares_memory(links.backward.indices, small_graph.indices)
+    assert links.forward.data.dtype == links.backward.data.dtype == np.float32
+    assert links.nbytes < small_graph.data.nbytes + 2 * small_graph.indices.nbytes + 4096

@@ -206,12 +206,12 @@ def _scattered_pair(K, forward, backward):
     """``(K x)[rows_x]`` and ``(K^T y)[rows_y]`` for coefficients scattered onto columns.
 
     ``forward`` and ``backward`` are ``(values, cols, cols_repeat, rows)``. The kernel's
-    ``matmat_pair`` runs both in one pass when it has one; the undirected walk in
-    float32 takes the scattered blocks in its hop precision and only the rows kept are
-    converted back to float64.
+    ``matmat_pair`` runs both in one pass when it has one; a walk kernel
+    (``pair_hops``) takes the scattered blocks in its hop precision, and only the rows
+    kept are converted back to float64.
     """
     (X, x_cols, x_repeat, x_rows), (Y, y_cols, y_repeat, y_rows) = forward, backward
-    hops = K._pair_hops if getattr(K, "_symmetric", False) else None
+    hops = getattr(K, "pair_hops", None)
     dtype = K.hop_dtype if hops is not None else None
     scatter = _RestrictedKernel._scatter
     full_x = scatter(np.asarray(X), x_cols, K.shape[1], x_repeat, dtype)

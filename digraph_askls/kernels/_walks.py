@@ -7,7 +7,6 @@ column, and many columns are pushed through at once.
 """
 
 import numbers
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -16,6 +15,7 @@ from scipy.sparse.linalg import LinearOperator
 
 from digraph_askls._memory import check_dense_allocation
 from digraph_askls.graph import get_adjacency
+from digraph_askls.kernels._hops import LinkProducts, default_n_threads
 
 __all__ = ["WalkSeriesKernel", "default_n_threads", "get_walk_matrix", "get_ppr_kernel"]
 
@@ -75,102 +75,32 @@ def _links_and_degrees(adjacency, beta):
     return links, np.asarray(degrees, dtype=np.float64).ravel()
 
 
-def default_n_threads():
-    """Threads of the sparse products: ``OMP_NUM_THREADS`` if set, else the usable CPUs.
-
-    joblib's process workers set ``OMP_NUM_THREADS`` to their share of the cores, so
-    products inside parallel trials do not oversubscribe the machine.
-    """
-    value = os.environ.get("OMP_NUM_THREADS", "")
-    if value.strip().isdigit() and int(value) > 0:
-        return int(value)
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:   # not on Linux
-        return os.cpu_count() or 1
-
-
-class _RowBlocks:
-    """A CSR matrix cut into row blocks of equal nnz, multiplied in threads.
-
-    SciPy's sparse-dense product runs in C without the interpreter lock but on one core;
-    the blocks share the matrix's arrays (no copy) and their products run concurrently.
-    On 2 cores a product of the 1M-node SBM's ``A + A^T`` (2.0e7 entries) with 10-40
-    float32 columns takes 0.30-0.62 s against 0.52-1.28 s in one call
-    (``benchmarks/bench_threads.py``).
-    """
-
-    #: Below this many stored entries a single call is cheaper than starting threads.
-    min_nnz = 200_000
-
-    def __init__(self, matrix, n_threads=None):
-        self.matrix = matrix
-        self.shape = matrix.shape
-        self.n_threads = default_n_threads() if n_threads is None else int(n_threads)
-        self.blocks = None
-        if self.n_threads > 1 and matrix.nnz >= self.min_nnz:
-            targets = np.linspace(0, matrix.nnz, self.n_threads + 1)
-            cuts = np.unique(np.searchsorted(matrix.indptr, targets))
-            cuts[0], cuts[-1] = 0, matrix.shape[0]
-            cuts = np.unique(cuts)
-            self.blocks = [(lo, hi, self._view(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:])]
-
-    def __getstate__(self):
-        # The blocks are views of the matrix: pickled, they would be copies of it.
-        return dict(matrix=self.matrix, n_threads=self.n_threads)
-
-    def __setstate__(self, state):
-        self.__init__(state["matrix"], state["n_threads"])
-
-    def _view(self, lo, hi):
-        m = self.matrix
-        start, stop = m.indptr[lo], m.indptr[hi]
-        block = sparse.csr_array((m.data[start:stop], m.indices[start:stop],
-                                  m.indptr[lo:hi + 1] - start),
-                                 shape=(hi - lo, m.shape[1]), copy=False)
-        # SciPy copies a slice much smaller than its base ("pruning"): put the views back.
-        block.data, block.indices = m.data[start:stop], m.indices[start:stop]
-        block.indptr = block.indptr.astype(block.indices.dtype, copy=False)
-        block.has_sorted_indices = m.has_sorted_indices
-        return block
-
-    def __matmul__(self, X):
-        if self.blocks is None or len(self.blocks) == 1:
-            return self.matrix @ X
-        out = np.empty((self.shape[0],) + X.shape[1:], dtype=np.result_type(self.matrix, X))
-
-        def work(item):
-            lo, hi, block = item
-            out[lo:hi] = block @ X
-
-        with ThreadPoolExecutor(len(self.blocks)) as pool:
-            list(pool.map(work, self.blocks))
-        return out
-
-
 class WalkSeriesKernel(LinearOperator):
     """The operator ``K = sum_{k=1..n_hops} c^(k-1) W^k`` of a square sparse walk ``W``.
 
     Products are evaluated by Horner's scheme, ``K x = W (x + c W (x + c W (... W x)))``,
-    and ``K^T x`` the same way with ``W^T``: ``n_hops`` sparse products each, the dense
-    kernel is never formed. The sparse products run in ``n_threads`` threads on row
-    blocks of the walk.
+    and ``K^T x`` the same way with ``W^T``: ``n_hops`` steps each, the dense kernel is
+    never formed. Both series of :meth:`matmat_pair` share every step: one sparse
+    product with the block of both (``A`` and ``A^T`` see each stored entry once per
+    step for all the columns). The products run in ``n_threads`` threads on row blocks
+    (:class:`~digraph_askls.kernels._hops.LinkProducts`).
 
     Parameters
     ----------
     walk : sparse matrix of shape (n, n)
-        The one-step walk ``W``.
+        The one-step walk ``W``. :meth:`from_graph` builds the walk of a graph without
+        assembling it.
     c : float, default=0.85
         Damping (continuation probability) of the series.
     n_hops : int, default=10
         Number of terms.
     dtype : {numpy.float64, numpy.float32}, default=numpy.float64
         Precision of the stored walk and of the hops. Products are returned in float64
-        either way. float32 halves the memory of the walk and makes a product with a
-        block of 10-20 columns 1.1-1.9x faster (measured on a 1M-node graph); its
-        rounding, about 1e-7 relative, is far below the solver tolerances used here.
+        either way. float32 halves the memory of the walk and speeds the products up;
+        its rounding, about 1e-7 relative, is far below the solver tolerances used here.
     n_threads : int, optional
-        Threads of the sparse products; default :func:`default_n_threads`.
+        Threads of the sparse products; default
+        :func:`~digraph_askls.kernels._hops.default_n_threads`.
 
     Examples
     --------
@@ -190,12 +120,38 @@ class WalkSeriesKernel(LinearOperator):
                              f"{type(walk).__name__} of shape {getattr(walk, 'shape', None)}")
         self._check_series(c, n_hops, dtype, n_threads)
         super().__init__(dtype=np.dtype(np.float64), shape=walk.shape)
-        walk = sparse.csr_array(walk, dtype=self.hop_dtype)
-        # W x = walk x; W^T y = walk^T y (stored as CSR: a row-major product is faster).
-        self._forward = (_RowBlocks(walk, n_threads), None, None)
-        self._backward = (_RowBlocks(sparse.csr_array(walk.T), n_threads), None, None)
-        self._symmetric = False
+        # W x = A x and W^T y = A^T y: the links are the walk itself (no loop, no scaling).
+        self._links = LinkProducts(walk, dtype=self.hop_dtype, n_threads=n_threads)
+        self._beta, self._loop, self._inverse = 0.0, False, None
         self._transposed = False
+
+    @classmethod
+    def from_graph(cls, adjacency, c=0.85, n_hops=10, beta=1.0, dtype=np.float64,
+                   n_threads=None):
+        """The series of the walk ``W = D^{-1} (A + beta A^T + I)`` of a graph.
+
+        ``A^T`` is the graph's own matrix (row = source; its values are held again in
+        ``dtype`` unless they already are) and ``A`` its one transposed copy; the
+        self-loop and the row scaling ``D^-1`` are applied to the dense blocks:
+        ``W x = D^-1 (A x + beta A^T x + x)`` and ``W^T y = (A^T + beta A + I) D^-1 y``.
+        No walk matrix is assembled.
+        """
+        if not isinstance(beta, numbers.Real) or not np.isfinite(beta) or beta < 0:
+            raise ValueError(f"beta must be a finite number >= 0, got {beta!r}")
+        self = cls.__new__(cls)
+        self._check_series(c, n_hops, dtype, n_threads)
+        adjacency, _ = get_adjacency(adjacency)
+        LinearOperator.__init__(self, dtype=np.dtype(np.float64), shape=adjacency.shape)
+        out_links = sparse.csr_array(adjacency)                     # A^T
+        self._links = LinkProducts(out_links.T.astype(self.hop_dtype).tocsr(),
+                                   backward=out_links, dtype=self.hop_dtype,
+                                   n_threads=n_threads)
+        degrees = (np.asarray(out_links.sum(axis=0)).ravel() + float(beta)
+                   * np.asarray(out_links.sum(axis=1)).ravel() + 1.0)
+        self._inverse = (1.0 / degrees).astype(self.hop_dtype)[:, None]
+        self._beta, self._loop = float(beta), True
+        self._transposed = False
+        return self
 
     def _check_series(self, c, n_hops, dtype, n_threads):
         if not isinstance(c, numbers.Real) or not 0 <= c <= 1:
@@ -212,121 +168,126 @@ class WalkSeriesKernel(LinearOperator):
         self.n_hops = int(n_hops)
         self.n_threads = n_threads
 
-    @classmethod
-    def from_links(cls, links, degrees, c=0.85, n_hops=10, dtype=np.float64, n_threads=None,
-                   symmetric=False):
-        """The series of the walk ``W = D^{-1} (M + I)`` given ``M`` and ``D``'s diagonal.
+    def pair_hops(self, X, Y, rows=None, progress=None):
+        """``(K @ X, K^T @ Y)`` for blocks in the hop dtype, in the hop dtype.
 
-        ``M`` is stored once (twice if not ``symmetric``, as ``M^T`` too) and the
-        self-loop and the row scaling are applied to the dense blocks:
-        ``W x = D^-1 (M x + x)``, ``W^T y = (M^T + I) D^-1 y``, so no walk matrix with
-        the identity added is ever assembled. With ``symmetric`` (``M = M^T``, the
-        undirected walk), :meth:`matmat_pair` pushes ``K X`` and ``K^T Y`` through one
-        product with ``M`` per hop.
+        Parameters
+        ----------
+        X, Y : ndarray of shape (n, k_x) and (n, k_y)
+            Either may have no columns. With ``rows``, only the rows ``rows`` of the
+            blocks, which are zero elsewhere (coefficients of a training set): they are
+            scattered straight into the series' own block.
+        rows : ndarray of int, optional
+        progress : callable, optional
+            Called with 1 after each step (e.g. a progress bar's ``update``).
+
+        Returns
+        -------
+        forward, backward : ndarray of shape (n, k_x) and (n, k_y)
+            Views of one array, so that callers that keep only some rows convert only
+            those; the array is the caller's to modify.
         """
-        self = cls.__new__(cls)
-        self._check_series(c, n_hops, dtype, n_threads)
-        LinearOperator.__init__(self, dtype=np.dtype(np.float64), shape=links.shape)
-        links = sparse.csr_array(links, dtype=self.hop_dtype)
-        inverse = (1.0 / np.asarray(degrees, dtype=np.float64)).astype(self.hop_dtype)[:, None]
-        forward = _RowBlocks(links, n_threads)
-        backward = forward if symmetric else _RowBlocks(sparse.csr_array(links.T), n_threads)
-        self._forward = (forward, inverse, "left")
-        self._backward = (backward, inverse, "right")
-        self._symmetric = bool(symmetric)
-        self._transposed = False
-        return self
+        X = np.asarray(X, dtype=self.hop_dtype)
+        Y = np.asarray(Y, dtype=self.hop_dtype)
+        if self._transposed:
+            backward, forward = self._series(Y, X, rows, progress)
+            return forward, backward
+        return self._series(X, Y, rows, progress)
 
-    @staticmethod
-    def _step(step, X):
-        """One hop ``W X`` (or ``W^T X``) for a block ``X`` in the hop dtype."""
-        matrix, inverse, side = step
-        if side is None:
-            return matrix @ X
-        if side == "left":                # D^-1 (M X + X)
-            out = matrix @ X
-            out += X
-            out *= inverse
-            return out
-        scaled = inverse * X              # (M^T + I) D^-1 X
-        out = matrix @ scaled
-        out += scaled
-        return out
+    def _series(self, X, Y, rows, progress):
+        kf, kb = X.shape[1], Y.shape[1]
+        if self._beta == 0 and kf and kb:
+            # Without the reverse direction the two series share no matrix: run apart.
+            return (self._series(X, Y[:, :0], rows, progress)[0],
+                    self._series(X[:, :0], Y, rows, progress)[1])
+        n, beta, inverse = self.shape[0], self._beta, self._inverse
+        if rows is None:
+            base = np.empty((n, kf + kb), dtype=self.hop_dtype)
+            base[:, :kf] = X
+            base[:, kf:] = Y if inverse is None else Y * inverse
+        else:
+            base = np.zeros((n, kf + kb), dtype=self.hop_dtype)
+            base[rows, :kf] = X
+            base[rows, kf:] = Y if inverse is None else Y * inverse[rows]
+        # Step: S = loop * Z + A (Z * w_a) + A^T (Z * w_b), with Z = [T_f, D^-1 T_b].
+        w_a = np.array([1.0] * kf + [beta] * kb, dtype=self.hop_dtype)
+        w_b = np.array([beta] * kf + [1.0] * kb, dtype=self.hop_dtype)
+        scale = self.c * inverse if inverse is not None else self.hop_dtype.type(self.c)
+        S = np.empty_like(base)
+        Z = np.empty_like(base)
+        need_a, need_b = bool(np.any(w_a != 0)), bool(np.any(w_b != 0))
+        scale_a, scale_b = need_a and np.any(w_a != 1), need_b and np.any(w_b != 1)
+        # Z feeds A and A^T; a second block when both are needed with other weights.
+        other = np.empty_like(base) if need_a and need_b and (scale_a or scale_b) else None
+        blocks = self._links.blocks
+        pool = ThreadPoolExecutor(len(blocks)) if len(blocks) > 1 else None
+
+        def run(work):
+            if pool is None:
+                work(0, n)
+            else:
+                for future in [pool.submit(work, lo, hi) for lo, hi in blocks]:
+                    future.result()
+
+        def prepare(lo, hi, first):
+            # The next input Z = base + c D^-1 S (Horner), then the step's blocks.
+            if first:
+                Z[lo:hi] = base[lo:hi]
+            else:
+                part = S[lo:hi] * (scale[lo:hi] if inverse is not None else scale)
+                np.add(part, base[lo:hi], out=Z[lo:hi])
+            if self._loop:
+                S[lo:hi] = Z[lo:hi]
+            else:
+                S[lo:hi] = 0
+            if other is not None:      # other = Z * w_b, then Z *= w_a
+                np.multiply(Z[lo:hi], w_b, out=other[lo:hi])
+                if scale_a:
+                    Z[lo:hi] *= w_a
+            elif scale_a or scale_b:   # one side only: scale Z in place
+                Z[lo:hi] *= w_a if scale_a else w_b
+
+        into_a = Z if need_a else None
+        into_b = (other if other is not None else Z) if need_b else None
+        try:
+            for hop in range(self.n_hops):
+                run(lambda lo, hi: prepare(lo, hi, hop == 0))
+                run(lambda lo, hi: self._links.add_rows(lo, hi, S, into_a, into_b))
+                if progress is not None:
+                    progress(1)
+        finally:
+            if pool is not None:
+                pool.shutdown()
+        if inverse is not None:
+            S[:, :kf] *= inverse
+        return S[:, :kf], S[:, kf:]
 
     def matmat_pair(self, X, Y):
-        """Return ``(K @ X, K^T @ Y)``.
+        """Return ``(K @ X, K^T @ Y)`` in float64, both series in one pass."""
+        forward, backward = self.pair_hops(X, Y)
+        return (forward.astype(np.float64), backward.astype(np.float64))
 
-        For the undirected walk in float32, as :func:`get_ppr_kernel` builds it, both
-        series run through one sparse product with the symmetric ``M`` per hop on the
-        joined block ``[X, D^-1 Y]``: a product with twice the columns costs far less
-        than two (1.3-1.5 s against 2 x 1.1 s for 10 + 10 float32 columns on a 1M-node
-        graph). Otherwise two separate series.
-        """
-        if not self._symmetric:
-            return self._matmat(X), self._rmatmat(Y)
-        forward, backward = self._pair_hops(np.asarray(X, dtype=self.hop_dtype),
-                                            np.asarray(Y, dtype=self.hop_dtype))
-        return (forward.astype(np.float64, copy=False),
-                backward.astype(np.float64, copy=False))
-
-    def _pair_hops(self, X, Y):
-        """:meth:`matmat_pair` of the undirected walk on blocks already in the hop dtype.
-
-        Returns the two blocks in the hop dtype (views of one array), so that callers
-        that keep only some rows convert only those.
-        """
-        if self._transposed:
-            backward, forward = self._adjoint()._pair_hops(Y, X)
-            return forward, backward
-        matrix, inverse, _ = self._forward
-        k = X.shape[1]
-        # Joined block Z = [u, v] with u the forward state before scaling by D^-1 and
-        # v the backward state already scaled: one product (M + I) Z per hop.
-        start = np.empty((X.shape[0], k + Y.shape[1]), dtype=self.hop_dtype)
-        start[:, :k] = X
-        np.multiply(inverse, Y, out=start[:, k:])
-        joined = matrix @ start
-        joined += start
-        del start
-        for _ in range(self.n_hops - 1):
-            joined[:, :k] *= inverse       # u -> W-applied forward state
-            joined *= self.c
-            joined[:, :k] += X
-            joined[:, k:] += Y
-            joined[:, k:] *= inverse
-            nxt = matrix @ joined
-            nxt += joined
-            joined = nxt
-        joined[:, :k] *= inverse
-        return joined[:, :k], joined[:, k:]
-
-    def _horner(self, forward, X):
-        X = np.asarray(X, dtype=self.hop_dtype)
-        step = self._forward if forward else self._backward
-        out = self._step(step, X)
-        for _ in range(self.n_hops - 1):
-            out *= self.c
-            out += X
-            out = self._step(step, out)
-        return out.astype(np.float64, copy=False)
-
-    def _matvec(self, x):
-        return self._horner(True, np.ravel(x)[:, None])[:, 0]
-
-    def _rmatvec(self, x):
-        return self._horner(False, np.ravel(x)[:, None])[:, 0]
+    def _empty(self, X):
+        return np.empty((self.shape[0], 0), dtype=self.hop_dtype)
 
     def _matmat(self, X):
-        return self._horner(True, X)
+        X = np.asarray(X).reshape(self.shape[1], -1)
+        return self.pair_hops(X, self._empty(X))[0].astype(np.float64)
 
     def _rmatmat(self, X):
-        return self._horner(False, X)
+        X = np.asarray(X).reshape(self.shape[0], -1)
+        return self.pair_hops(self._empty(X), X)[1].astype(np.float64)
+
+    def _matvec(self, x):
+        return self._matmat(np.ravel(x)[:, None])[:, 0]
+
+    def _rmatvec(self, x):
+        return self._rmatmat(np.ravel(x)[:, None])[:, 0]
 
     def _adjoint(self):
         adjoint = WalkSeriesKernel.__new__(WalkSeriesKernel)
         adjoint.__dict__.update(self.__dict__)
         LinearOperator.__init__(adjoint, dtype=self.dtype, shape=self.shape[::-1])
-        adjoint._forward, adjoint._backward = self._backward, self._forward
         adjoint._transposed = not self._transposed
         return adjoint
 
@@ -388,15 +349,8 @@ def get_ppr_kernel(adjacency, alpha=0.9, beta=2.0, n_hops=20, dtype=np.float64,
     >>> (K @ np.ones(3)).round(3)  # each row of W sums to 1: 1 + 0.5 + 0.25
     array([1.75, 1.75, 1.75])
     """
-    if beta != 1 or np.dtype(dtype) != np.float32:
-        # The joined product pays off in float32 only: in float64 it measured no faster
-        # on the 1M-node graph and 1.6x slower on Pubmed (3 classes: narrow blocks).
-        return WalkSeriesKernel(get_walk_matrix(adjacency, beta=beta), c=alpha,
-                                n_hops=n_hops, dtype=dtype, n_threads=n_threads)
-    # W = D^-1 (M + I) with M = A + A^T symmetric: M alone is stored, once.
-    links, degrees = _links_and_degrees(adjacency, 1.0)
-    return WalkSeriesKernel.from_links(links, degrees, c=alpha, n_hops=n_hops, dtype=dtype,
-                                       n_threads=n_threads, symmetric=True)
+    return WalkSeriesKernel.from_graph(adjacency, c=alpha, n_hops=n_hops, beta=beta,
+                                       dtype=dtype, n_threads=n_threads)
 
 
 def _ppr_in(adjacency, alpha=0.9, n_hops=20, dtype=np.float64, n_threads=None):
