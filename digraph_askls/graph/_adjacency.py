@@ -222,9 +222,17 @@ def _integer_nodes(sources, targets, n_nodes):
 
 
 def _canonical(adjacency, weight):
-    adjacency = sparse.csr_array(adjacency, dtype=np.float64, copy=True)
-    adjacency.sum_duplicates()
+    """Sorted indices, no duplicates, no stored zeros, valid weights (unit ones if
+    ``weight`` is None). A matrix already in that form is returned without a copy: its
+    arrays are shared, never modified (large graphs are not held twice)."""
+    adjacency = sparse.csr_array(adjacency, dtype=np.float64)
     data = adjacency.data
+    canonical = (adjacency.has_canonical_format and not (data == 0).any()
+                 and (weight is not None or bool(np.all(data == 1))))
+    if not canonical:
+        adjacency = sparse.csr_array(adjacency, dtype=np.float64, copy=True)
+        adjacency.sum_duplicates()
+        data = adjacency.data
     bad = ~np.isfinite(data) | (data < 0)
     if bad.any():
         first = data[bad][0]
@@ -232,6 +240,8 @@ def _canonical(adjacency, weight):
             "edge weights must be finite and non-negative, got "
             f"{int(bad.sum())} bad weight(s), e.g. {first}"
         )
+    if canonical:
+        return adjacency
     adjacency.eliminate_zeros()
     if weight is None:
         adjacency.data[:] = 1.0
