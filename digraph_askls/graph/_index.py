@@ -27,8 +27,14 @@ class NodeIndex:
 
     def __init__(self, nodes):
         self.nodes = list(nodes)
-        self._position = {node: i for i, node in enumerate(self.nodes)}
+        self._lookup = None       # name -> position, built on first use (not for 0..n-1)
         self._is_range = None
+
+    @property
+    def _position(self):
+        if self._lookup is None:
+            self._lookup = {node: i for i, node in enumerate(self.nodes)}
+        return self._lookup
 
     def __len__(self):
         return len(self.nodes)
