@@ -108,19 +108,12 @@ def test_joint_probabilities_sum_to_one_and_match_predictions():
     assert np.array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict())
 
 
-def test_auto_preset_takes_large_only_on_large_graphs_with_default_parameters(monkeypatch):
-    from digraph_askls.models import _node
-
+def test_auto_preset_keeps_the_defaults_and_large_is_taken_when_asked():
     adjacency, labels, known = small_problem()
-    assert NodeClassifier().fit(adjacency, known).preset_ is None   # 300 nodes: defaults
-    monkeypatch.setattr(_node, "LARGE_GRAPH_EDGES", adjacency.nnz)
-    auto = NodeClassifier(random_state=0).fit(adjacency, known)
-    large = NodeClassifier(preset="large", random_state=0).fit(adjacency, known)
-    assert auto.preset_ == "large"
-    np.testing.assert_array_equal(auto.decision_function(), large.decision_function())
-    # A parameter the preset would override, set by the user, keeps the defaults' path.
-    assert NodeClassifier(gamma=0.1).fit(adjacency, known).preset_ is None
+    assert NodeClassifier().fit(adjacency, known).preset_ is None
     assert NodeClassifier(preset=None).fit(adjacency, known).preset_ is None
+    large = NodeClassifier(preset="large", random_state=0).fit(adjacency, known)
+    assert large.preset_ == "large" and large.kernel_.n_hops == 3
     with pytest.raises(ValueError, match="'preset' parameter of NodeClassifier .*'huge'"):
         NodeClassifier(preset="huge").fit(adjacency, known)
 
@@ -141,6 +134,7 @@ def test_stackers_on_a_random_subset_of_many_training_samples(monkeypatch):
     adjacency, labels, known = small_problem()
     full = NodeClassifier(preset="large", random_state=0).fit(adjacency, known)
     monkeypatch.setattr(_base, "MAX_STACKING_SAMPLES", 100)
+    monkeypatch.setattr(_base, "SAMPLES_PER_STACKING_COEFFICIENT", 1)
     subset = NodeClassifier(preset="large", random_state=0).fit(adjacency, known)
     test = np.flatnonzero(known < 0)
     # Same AsK-LS model; the per-class logistic regressions saw 100 of ~180 samples.

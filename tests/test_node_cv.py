@@ -50,17 +50,14 @@ def test_parallel_grid_gives_the_serial_results():
     assert serial.best_params_ == parallel.best_params_
 
 
-def test_candidates_run_as_configured_on_large_graphs(monkeypatch):
-    # The "auto" preset of NodeClassifier would switch a candidate that leaves the
-    # defaults alone to "large"; in a grid every candidate must run as configured.
+def test_candidates_run_as_configured():
+    # In a grid every candidate runs as configured: no preset unless the grid sets one.
     from digraph_askls.datasets import make_directed_sbm
-    from digraph_askls.models import NodeClassifier, NodeClassifierCV, _node
+    from digraph_askls.models import NodeClassifierCV
 
     adjacency, labels = make_directed_sbm(200, 2, 6, p_in=0.8, random_state=0)
     known = labels.copy()
     known[::3] = -1
-    monkeypatch.setattr(_node, "LARGE_GRAPH_EDGES", 1)
     # A grid that sets nothing of the preset's: every parameter at NodeClassifier's default.
     search = NodeClassifierCV({"tol": [1e-4]}, cv=2, random_state=0).fit(adjacency, known)
     assert search.best_estimator_.preset_ is None
-    assert NodeClassifier().fit(adjacency, known).preset_ == "large"

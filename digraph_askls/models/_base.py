@@ -14,6 +14,7 @@ from .._fitted import FittedAttributesMixin
 from ..linalg import (
     SingularSystemError, SingularSystemWarning, check_kernel_matrix, solve_system,
 )
+from ..linalg._dense import _one_blas_thread
 from ..kernels import VECTOR_KERNELS, restrict_kernel
 from ..kernels._restrict import views_pair_product
 from ._checks import SHARED_CONSTRAINTS, check_targets
@@ -24,9 +25,12 @@ from ._views import KernelViews, kernel_dot
 
 __all__ = []
 
-#: Largest number of training samples the stacking logistic regressions are fitted on;
-#: above it they see a random subset (seeded by ``random_state``).
-MAX_STACKING_SAMPLES = 100_000
+#: Training samples per coefficient that the stacking logistic regressions are fitted
+#: on at most, and the least such number of samples: above it they see a random subset
+#: (seeded by ``random_state``). A joint stacker of 10 classes has 210 coefficients,
+#: so 21,000 samples; more cost time and no accuracy (``docs/results/speed.md``).
+SAMPLES_PER_STACKING_COEFFICIENT = 100
+MAX_STACKING_SAMPLES = 20_000
 
 
 def _as_kernel_block(K, name, shape):
@@ -254,15 +258,26 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
         self._fit_stackers(features, codes, Y)
 
     def _fit_stackers(self, features, codes, Y):
-        """Fit the stackers on out-of-sample view scores ``features`` (m, n_views, k)."""
+        """Fit the stackers on out-of-sample view scores ``features`` (m, n_views, k).
+
+        On one BLAS thread: the logistic regressions' small products lost an order of
+        magnitude to OpenBLAS's threads when another process held a core (0.56 s against
+        0.03 s for 6,000 samples, ``docs/results/speed.md``).
+        """
+        with _one_blas_thread():
+            self._fit_stackers_now(features, codes, Y)
+
+    def _fit_stackers_now(self, features, codes, Y):
         self.stacking_scores_ = features
-        m = features.shape[0]
-        if m > MAX_STACKING_SAMPLES:
+        m, n_views, k = features.shape
+        coefficients = (n_views * k + 1) * k if self._joint_stacking() else n_views + 1
+        cap = max(MAX_STACKING_SAMPLES, SAMPLES_PER_STACKING_COEFFICIENT * coefficients)
+        if m > cap:
             # A stacker has a handful of coefficients per class: a random subset of the
             # training samples pins them down as well as all of them, at a fraction of
-            # the logistic regressions' time (3.1 s of a 15 s fit at 600,000 samples).
+            # the logistic regressions' time.
             keep = np.sort(check_random_state(self.random_state).choice(
-                m, MAX_STACKING_SAMPLES, replace=False))
+                m, cap, replace=False))
             features, codes, Y, m = features[keep], codes[keep], Y[keep], keep.size
         if self._joint_stacking():
             # One multinomial model on the view scores of every class: it can learn that
@@ -303,16 +318,18 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
     def _raw_decision(self, X):
         check_is_fitted(self)
         views = self._test_views(X)
-        if self._stacking() and self._joint_stacking():
-            features = self._stacked_features(views)
-            scores = self.stackers_[0].decision_function(features.reshape(len(features), -1))
-            return scores.reshape(len(features), -1)
         if self._stacking():
-            features = self._stacked_features(views)
-            return np.column_stack([model.decision_function(features[:, :, c])
-                                    for c, model in enumerate(self.stackers_)])
+            return self._stacked_decision(self._stacked_features(views))
         scores = self._view_scores(views, *self._coefficient_blocks())
         return scores.mean(axis=0)
+
+    def _stacked_decision(self, features):
+        """Decision values of the stackers on stacked view scores ``features`` (n, views, k)."""
+        if self._joint_stacking():
+            scores = self.stackers_[0].decision_function(features.reshape(len(features), -1))
+            return scores.reshape(len(features), -1)
+        return np.column_stack([model.decision_function(features[:, :, c])
+                                for c, model in enumerate(self.stackers_)])
 
     def decision_function(self, X):
         """Decision values: shape (n,) for two classes, (n, n_classes) otherwise.
@@ -327,14 +344,20 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
 
     def predict(self, X):
         """Predicted class labels."""
-        scores = self._raw_decision(X)
+        return self._labels_of(self._raw_decision(X))
+
+    def _labels_of(self, scores):
+        """Class labels from decision values of shape (n, k)."""
         if self.classes_.size == 2:
             return self.classes_[(scores[:, 0] > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
 
     def _predict_proba(self, X):
         check_is_fitted(self)
-        features = self._stacked_features(self._test_views(X))
+        return self._stacked_proba(self._stacked_features(self._test_views(X)))
+
+    def _stacked_proba(self, features):
+        """Class probabilities of the stackers on stacked view scores (n, views, k)."""
         if self._joint_stacking():
             return self.stackers_[0].predict_proba(features.reshape(len(features), -1))
         proba = np.column_stack([model.predict_proba(features[:, :, c])[:, 1]

@@ -13,19 +13,18 @@ from ..kernels import GraphKernel, restrict_kernel
 from ._askls import MERGES
 from ._checks import SHARED_CONSTRAINTS
 from ._selection import as_recipes, default_kernels, select_kernel
+from ._train_scores import predict_from_scores
 from ._views import KernelViews
 
-__all__ = ["NodeClassifier", "PRESETS", "LARGE_GRAPH_EDGES"]
+__all__ = ["NodeClassifier", "PRESETS"]
 
 #: Named configurations. ``"paper"``: the protocol of the paper's authors (in-degree
 #: normalised 1-hop kernel, gamma = 1, the lambda = 1 fallback for the singular system,
 #: 10-fold stacking with an unpenalised logistic regression per class).
-#: ``"large"``: for graphs of millions of edges, where every kernel product counts (a
-#: product costs ``n_hops`` sparse products with the walk): a 3-hop PageRank series of
-#: the undirected walk hopping in float32 (both views in one product per hop), gamma =
-#: 0.01, a solver tolerance of 0.01 (two CG iterations on the bias-eliminated system)
-#: and joint stacking on the training scores of the full model (no fold solves: at the
-#: solution they are ``y - a~/g`` and ``y - b~/g``, so they cost nothing; they hold only
+#: ``"large"``: fewer products than the defaults, for a little accuracy: a 3-hop
+#: PageRank series of the undirected walk hopping in float32, gamma = 0.01, a solver
+#: tolerance of 0.01 and joint stacking on the training scores of the full model (no
+#: fold solves: at the solution they are ``y - a~/g`` and ``y - b~/g``; they hold only
 #: for a converged solve, which the tolerance ensures). See ``docs/results/speed.md``.
 PRESETS = {
     "paper": dict(kernel="in_degree", kernel_params=None, gamma=1.0, merge="stack",
@@ -35,13 +34,6 @@ PRESETS = {
                   merge="joint_train", regularization="auto", n_folds=5, tol=0.01),
 }
 
-#: ``preset="auto"`` takes ``"large"`` from this many edges on (when the parameters
-#: it would override are left at their defaults): below it the accurate configuration
-#: costs seconds, above it minutes (``docs/results/speed.md``).
-LARGE_GRAPH_EDGES = 2_000_000
-
-_PRESET_KEYS = ("kernel", "kernel_params", "gamma", "merge", "regularization", "n_folds",
-                "tol")
 
 
 def _same(value, default):
@@ -58,9 +50,11 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     chosen for each graph by exact leave-one-out on the labelled nodes: a walk kernel
     for graphs whose links join nodes of a class (citations), a link-profile kernel for
     graphs whose links are not votes (web pages, Wikipedia), and the attributes
-    propagated over the graph when there are features (see ``kernel``). Nothing large is
-    densified. On graphs of millions of edges the default switches to the cheaper
-    ``preset="large"`` (see ``preset``).
+    propagated over the graph when there are features (see ``kernel``). Where a walk
+    kernel is the only candidate (many labelled nodes, no features), nothing is selected:
+    its joint stacker reads the full model's training scores, and one solve gives the
+    scores of every node (:mod:`~digraph_askls.models._train_scores`). Nothing large is
+    densified.
 
     Parameters
     ----------
@@ -93,11 +87,10 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         A named configuration (:data:`PRESETS`) that overrides ``kernel``,
         ``kernel_params``, ``gamma``, ``merge``, ``regularization`` and ``n_folds`` (and
         ``tol`` for ``"large"``): ``"paper"`` is the authors' protocol, ``"large"`` a
-        3-hop walk kernel with no selection and no fold solves, for graphs of millions
-        of edges. ``None``: the parameters as given. ``"auto"``: ``"large"`` on graphs
-        with at least :data:`LARGE_GRAPH_EDGES` edges when all the parameters it
-        overrides are at their defaults, else as ``None``; ``preset_`` tells which was
-        taken.
+        3-hop walk kernel with no selection and no fold solves. ``None`` and ``"auto"``:
+        the parameters as given, at every size (the defaults cost less than a PageRank
+        vote on graphs of up to 10^8 edges, ``docs/results/speed.md``); ``preset_``
+        tells which preset was in effect.
     regularization : "auto", None or float, default="auto"
         Handling of singular systems (see :class:`AsKLSClassifier`).
     n_folds : int, default=5
@@ -116,6 +109,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         kernel and one gamma are given, e.g. ``functools.partial(DaskKernelOperator,
         client=client)`` to hold it on a dask cluster (:mod:`digraph_askls.distributed`;
         it needs a sparse kernel such as ``kernel="in_degree"`` and ``merge="average"``).
+    verbose : bool, default=False
+        Show the long steps of the fit (a walk kernel's steps on large graphs) in
+        progress bars.
 
     Attributes
     ----------
@@ -134,7 +130,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         Brier score of the stacked views' leave-one-out predictions: the ranking
         criterion), ``accuracy`` (their leave-one-out accuracy; both None when nothing
         was selected), ``engine`` (``"loo"``: exact leave-one-out from one SVD;
-        ``"folds"``: fold stacking; ``"fixed"``: one configuration, nothing selected) and
+        ``"folds"``: fold stacking; ``"fixed"``: one configuration, nothing selected;
+        ``"train"``: one candidate, stacked on its training scores, nothing selected) and
         ``merge`` (the merge of the fitted model).
     cv_results_ : dict of lists
         One entry per (kernel, gamma) tried: ``kernel``, ``gamma``, ``engine``,
@@ -142,7 +139,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         ``rank_test_score`` and ``fit_time`` (seconds, the kernel's build and
         decomposition shared among its gammas). Empty lists when nothing was selected.
     preset_ : str or None
-        The preset in effect (``"auto"`` resolved on the fitted graph).
+        The preset in effect (``"auto"`` resolved).
 
     Examples
     --------
@@ -170,12 +167,13 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         "merge": [StrOptions({"auto", *MERGES})],
         "preset": [StrOptions({"auto", *PRESETS}), None],
         "operator": [callable, None],
+        "verbose": ["verbose"],
         **{key: value for key, value in SHARED_CONSTRAINTS.items() if key != "gamma"},
     }
 
     def __init__(self, kernel="auto", gamma="auto", merge="auto", solver="auto",
                  preset="auto", regularization="auto", n_folds=5, kernel_params=None,
-                 tol=1e-4, max_iter=None, random_state=None, operator=None):
+                 tol=1e-4, max_iter=None, random_state=None, operator=None, verbose=False):
         self.kernel = kernel
         self.gamma = gamma
         self.merge = merge
@@ -188,17 +186,16 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
         self.operator = operator
+        self.verbose = verbose
 
-    def _resolve_preset(self, n_edges=0):
-        """The preset in effect on a graph of ``n_edges`` edges (``"auto"`` resolved)."""
+    def _resolve_preset(self):
+        """The preset in effect (``"auto"`` resolved)."""
         if self.preset is None or self.preset in PRESETS:
             return self.preset
         if self.preset != "auto":
             raise ValueError(f"unknown preset {self.preset!r}; choose from "
                              f"{['auto', *sorted(PRESETS)]} or None")
-        defaults = NodeClassifier().get_params()
-        untouched = all(_same(getattr(self, key), defaults[key]) for key in _PRESET_KEYS)
-        return "large" if untouched and n_edges >= LARGE_GRAPH_EDGES else None
+        return None
 
     def _config(self, preset):
         """The settings in effect under the resolved ``preset`` (see :meth:`_resolve_preset`)."""
@@ -235,7 +232,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         self._validate_params()
         adjacency, nodes = get_adjacency(graph, nodelist=nodelist, weight=weight)
         features = get_features(features, nodes, graph)
-        self.preset_ = self._resolve_preset(adjacency.nnz)
+        self.preset_ = self._resolve_preset()
         config = self._config(self.preset_)
         codes, classes = get_labels(labels, nodes)
         train = np.flatnonzero(codes >= 0)
@@ -262,8 +259,10 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         def build(recipe):
             return recipe.make(adjacency, features)
 
-        self.kernel_, self.estimator_, self.selection_, self.cv_results_ = select_kernel(
-            recipes, build, codes[train], train, gammas, params, operator=self.operator)
+        (self.kernel_, self.estimator_, self.selection_, self.cv_results_,
+         self._node_scores) = select_kernel(recipes, build, codes[train], train, gammas,
+                                            params, operator=self.operator,
+                                            verbose=self.verbose)
         self.classes_ = np.asarray(classes)[self.estimator_.classes_]
         return self
 
@@ -277,16 +276,29 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         return KernelViews(restrict_kernel(self.kernel_, index, train),
                            restrict_kernel(self.kernel_, train, index))
 
+    def _kept(self, nodes):
+        """Positions of ``nodes`` when the fit kept every node's scores, else None."""
+        check_is_fitted(self)
+        if getattr(self, "_node_scores", None) is None:
+            return None
+        return self._indices(nodes)
+
     def predict(self, nodes=None):
         """Predicted class of ``nodes`` (all nodes, in node order, when None)."""
-        views = self._views(nodes)
-        codes = self.estimator_.predict(views)
+        index = self._kept(nodes)
+        if index is not None:
+            scores = predict_from_scores(self.estimator_, self._node_scores, index)
+            codes = self.estimator_._labels_of(scores)
+        else:
+            codes = self.estimator_.predict(self._views(nodes))
         return self.classes_[np.searchsorted(self.estimator_.classes_, codes)]
 
     def predict_proba(self, nodes=None):
         """Class probabilities (stacking merges only), columns in ``classes_`` order."""
-        views = self._views(nodes)
-        return self.estimator_.predict_proba(views)
+        index = self._kept(nodes)
+        if index is not None:
+            return predict_from_scores(self.estimator_, self._node_scores, index, proba=True)
+        return self.estimator_.predict_proba(self._views(nodes))
 
     def decision_function(self, nodes=None, view=None):
         """Decision values of ``nodes``.
@@ -300,16 +312,24 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             the raw one-vs-rest scores of one view (fitted on all labelled nodes);
             ``"both"``: a dict with both.
         """
-        views = self._views(nodes)
-        if view is None:
-            return self.estimator_.decision_function(views)
-        if view not in ("source", "target", "both"):
+        if view not in (None, "source", "target", "both"):
             raise ValueError(f"view must be None, 'source', 'target' or 'both', got {view!r}")
+        index = self._kept(nodes)
         estimator = self.estimator_
-        intercepts, dual = estimator._coefficient_blocks()
-        scores = dict(zip(("source", "target"),
-                          estimator._view_scores(views, intercepts, dual,
-                                                   names=("source", "target"))))
+        if index is not None:
+            if view is None:
+                scores = predict_from_scores(estimator, self._node_scores, index)
+                return scores[:, 0] if estimator.classes_.size == 2 else scores
+            features = self._node_scores.features(index)
+            scores = {"source": features[:, 0], "target": features[:, 1]}
+        else:
+            views = self._views(nodes)
+            if view is None:
+                return estimator.decision_function(views)
+            intercepts, dual = estimator._coefficient_blocks()
+            scores = dict(zip(("source", "target"),
+                              estimator._view_scores(views, intercepts, dual,
+                                                     names=("source", "target"))))
         if estimator.classes_.size == 2:
             scores = {name: value[:, 0] for name, value in scores.items()}
         return scores if view == "both" else scores[view]

@@ -49,8 +49,7 @@ class NodeClassifierCV(FittedAttributesMixin, BaseEstimator):
         Folds of the labelled nodes.
     base_params : dict, optional
         Fixed :class:`NodeClassifier` parameters of all candidates. Their ``preset`` is
-        None unless given here or in the grid: every candidate runs as configured,
-        whatever the size of the graph (no ``"auto"`` switch to ``"large"``). Each
+        None unless given here or in the grid: every candidate runs as configured. Each
         candidate is one kernel *by name* and one gamma: ``kernel="ppr"`` and
         ``gamma=0.01`` unless given here or in the grid. (:class:`NodeClassifier` itself
         chooses among kernel families and gammas by exact leave-one-out; this class
@@ -116,8 +115,8 @@ class NodeClassifierCV(FittedAttributesMixin, BaseEstimator):
                 settings[key] = value
             else:
                 kernel_params[key] = value
-        # Every candidate runs as configured: no size-dependent switch ("auto" preset), and
-        # one kernel by name with one gamma (the walk kernel's, unless the grid says).
+        # Every candidate runs as configured: no preset unless asked, and one kernel by
+        # name with one gamma (the walk kernel's, unless the grid says).
         settings.setdefault("preset", None)
         settings.setdefault("kernel", "ppr")
         settings.setdefault("gamma", 0.01)

@@ -24,6 +24,7 @@ from ..kernels import (AttributeKernel, GraphKernel, LinkProfileKernel, NamedKer
 from ..linalg import SingularSystemError
 from ._askls import AsKLSClassifier
 from ._loo import blend_score, loo_accuracy, spectral_of, stacking_score
+from ._train_scores import fit_on_train_scores, scores_every_node
 
 __all__ = ["SPECTRAL_MAX_TRAIN", "as_recipes", "default_kernels", "select_kernel"]
 
@@ -32,6 +33,13 @@ logger = logging.getLogger(__name__)
 #: Largest number of labelled nodes whose dense training kernel is decomposed for the
 #: leave-one-out selection (an SVD of this size takes about 10 s on 2 cores).
 SPECTRAL_MAX_TRAIN = 5000
+
+#: gamma of a kernel that is fitted alone (one candidate, nothing to select) and whose
+#: joint stacker reads the full model's training scores. The stacker standardises the
+#: view scores, which stop changing as gamma shrinks (they tend to the kernel's votes
+#: ``K(x, X) y`` and ``K(X, x)^T y``; measured in ``docs/results/speed.md``); at this
+#: gamma the solve meets its tolerance after one or two products with the kernel.
+ALONE_GAMMA = 1e-5
 
 #: With stacking merges, the final model stacks the leave-one-out scores.
 _LOO_MERGES = {"joint": "joint_loo", "stack": "stack_loo", "blend": "blend_loo"}
@@ -114,7 +122,7 @@ def _criterion(scores, codes, merge, binary):
     return loo_accuracy(scores, codes, binary)
 
 
-def _fixed(recipe, build, train_codes, train, gamma, estimator_params, operator):
+def _fixed(recipe, build, train_codes, train, gamma, estimator_params, operator, verbose):
     """One kernel and one gamma: fit as given, nothing to select."""
     kernel = build(recipe)
     train_kernel = restrict_kernel(kernel, train, train)
@@ -124,18 +132,48 @@ def _fixed(recipe, build, train_codes, train, gamma, estimator_params, operator)
     estimator = AsKLSClassifier(kernel="precomputed", **dict(
         estimator_params, gamma=gamma, merge="joint" if merge == "auto" else merge))
     estimator._validate_params()
-    estimator._fit_kernel(train_kernel, train_codes)
+    scores = None
+    if operator is None and scores_every_node(train_kernel, estimator):
+        scores = fit_on_train_scores(estimator, train_kernel, train_codes, verbose)
+    else:
+        estimator._fit_kernel(train_kernel, train_codes)
     if merge == "auto":
         _choose_blend(estimator, train_codes)
     selection = dict(kernel=recipe, gamma=float(gamma), score=None, accuracy=None,
                      engine="fixed", merge=estimator.merge)
-    rows = {key: [] for key in ("kernel", "gamma", "engine", "mean_test_score", "loo_accuracy",
+    return kernel, estimator, selection, _no_rows(), scores
+
+
+def _no_rows():
+    return {key: [] for key in ("kernel", "gamma", "engine", "mean_test_score", "loo_accuracy",
                                 "fit_time", "rank_test_score")}
-    return kernel, estimator, selection, rows
+
+
+def _alone(recipe, build, train_codes, train, estimator_params, verbose):
+    """One candidate with the defaults: stack the training scores at :data:`ALONE_GAMMA`.
+
+    Returns None when the kernel is better decomposed for leave-one-out (the usual
+    selection then scores its gammas).
+    """
+    kernel = build(recipe)
+    train_kernel = restrict_kernel(kernel, train, train)
+    if _spectral_possible(train_kernel):
+        return None
+    estimator = AsKLSClassifier(kernel="precomputed", **dict(
+        estimator_params, gamma=ALONE_GAMMA, merge="joint_train"))
+    estimator._validate_params()
+    scores = None
+    if scores_every_node(train_kernel, estimator):
+        scores = fit_on_train_scores(estimator, train_kernel, train_codes, verbose)
+    else:
+        estimator._fit_kernel(train_kernel, train_codes)
+    selection = dict(kernel=recipe, gamma=ALONE_GAMMA, score=None, accuracy=None,
+                     engine="train", merge=estimator.merge)
+    return kernel, estimator, selection, _no_rows(), scores
 
 
 def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
-                  operator=None):
+                  operator=None, verbose=False):
     """Score every (recipe, gamma) on the labelled nodes and fit the best one.
 
     Parameters
@@ -155,6 +193,8 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
     operator : callable, optional
         Applied to the training kernel when there is one configuration only (see
         :class:`~digraph_askls.NodeClassifier`).
+    verbose : bool, default=False
+        Show the long steps (a walk kernel's steps) in progress bars.
 
     Returns
     -------
@@ -166,12 +206,26 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
     cv_results : dict of lists
         ``kernel``, ``gamma``, ``engine``, ``mean_test_score``, ``fit_time`` (s),
         ``rank_test_score``, one entry per (recipe, gamma).
+    scores : NodeScores or None
+        The view scores of every node, when the solve gave them (a kernel fitted on its
+        training scores, see :mod:`~digraph_askls.models._train_scores`).
+
+    A single candidate left at the defaults (``gammas`` None, ``merge="auto"``) whose
+    training block is an operator has nothing to be compared with: it is fitted once at
+    :data:`ALONE_GAMMA` with its joint stacker on the full model's training scores
+    (``engine="train"``), which costs no fold solves and, on a graph kernel, no product
+    for prediction either.
     """
     grids = [gamma_grid(recipe) if gammas is None else tuple(np.atleast_1d(gammas))
              for recipe in recipes]
+    if (len(recipes) == 1 and gammas is None and estimator_params["merge"] == "auto"
+            and operator is None):
+        alone = _alone(recipes[0], build, train_codes, train, estimator_params, verbose)
+        if alone is not None:
+            return alone
     if len(recipes) == 1 and len(grids[0]) == 1:
         return _fixed(recipes[0], build, train_codes, train, grids[0][0], estimator_params,
-                      operator)
+                      operator, verbose)
     merge = estimator_params["merge"]
     ranking = "joint" if merge == "auto" else merge
     binary = np.unique(train_codes).size == 2
@@ -230,7 +284,7 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
     rows["rank_test_score"] = list(np.argsort(np.argsort(-scores, kind="stable")) + 1)
     selection = {key: best[key] for key in ("kernel", "gamma", "score", "accuracy", "engine",
                                             "merge")}
-    return best["built"], estimator, selection, rows
+    return best["built"], estimator, selection, rows, None
 
 
 def _evaluate(recipe, train_kernel, codes, gamma, merge, binary, decomposition, params):

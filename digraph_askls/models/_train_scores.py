@@ -1,0 +1,128 @@
+"""Stacking on the training scores, with every node's view scores from the same solve.
+
+The merges ``"joint_train"`` and ``"stack_train"`` fit their stackers on the view scores
+of the training samples under the full model, which need no fold solves. On a graph
+kernel known on all nodes (a walk series), the CG iteration's own products give the
+scores of every node as well (:func:`~digraph_askls.linalg._scores.solve_with_scores`):
+fitting and predicting cost the solve's products and nothing more. The scores are kept
+for prediction as the kernel parts (in the products' precision) beside the intercepts.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from ..kernels._restrict import _RestrictedKernel
+from ..linalg._dense import _one_blas_thread
+from ..linalg._scores import NotPositiveDefinite, solve_with_scores
+from ._checks import check_targets
+
+__all__ = ["NodeScores", "fit_on_train_scores", "predict_from_scores", "scores_every_node"]
+
+#: Merges whose stackers learn from the full model's training scores.
+TRAIN_SCORE_MERGES = ("joint_train", "stack_train")
+
+
+class NodeScores(NamedTuple):
+    """View scores of every node under a fitted model.
+
+    ``source`` and ``target`` (n_nodes, k) are the kernel parts, ``intercepts`` (2, k)
+    ``b1`` and ``b2``: node ``i``'s scores are ``source[i] + b1`` and ``target[i] + b2``.
+    """
+
+    source: np.ndarray
+    target: np.ndarray
+    intercepts: np.ndarray
+
+    def features(self, index):
+        """Stacking features of the nodes ``index``: (len(index), 2, k) in float64."""
+        return np.stack([self.source[index] + self.intercepts[0],
+                         self.target[index] + self.intercepts[1]], axis=1)
+
+
+def scores_every_node(train_kernel, estimator):
+    """Whether :func:`fit_on_train_scores` applies to this training kernel and estimator.
+
+    It needs the training block of a square kernel that multiplies both views in one
+    pass (``pair_hops`` or ``matmat_pair``), a train-score merge and the exact system.
+    """
+    if not isinstance(train_kernel, _RestrictedKernel):
+        return False
+    K = train_kernel.K
+    return (getattr(estimator, "merge", None) in TRAIN_SCORE_MERGES
+            and estimator.regularization in ("auto", None, 0)
+            and estimator.solver in ("auto", "batched")
+            and K.shape[0] == K.shape[1]
+            and (callable(getattr(K, "pair_hops", None))
+                 or callable(getattr(K, "matmat_pair", None)))
+            and np.array_equal(train_kernel.rows, train_kernel.cols)
+            and not train_kernel._rows_repeat)
+
+
+def fit_on_train_scores(estimator, train_kernel, y, verbose=False):
+    """Fit an :class:`AsKLSClassifier` with a train-score merge, scoring every node.
+
+    Parameters
+    ----------
+    estimator : AsKLSClassifier
+        Unfitted, ``kernel="precomputed"``, ``merge`` in ``("joint_train",
+        "stack_train")`` (see :func:`scores_every_node`).
+    train_kernel : LinearOperator
+        ``restrict_kernel(K, train, train)`` of the kernel ``K`` on all nodes.
+    y : array-like of shape (n_train,)
+    verbose : bool, default=False
+        Show the walk's steps in a progress bar.
+
+    Returns
+    -------
+    NodeScores or None
+        The scores of every node; None when the inner block is not positive definite
+        (``gamma * s_max(K) >= 1``): the estimator is then fitted the usual way.
+    """
+    K, rows = train_kernel.K, train_kernel.rows
+    m, n = rows.size, K.shape[0]
+    y = check_targets(y, m)
+    estimator.classes_, codes = np.unique(y, return_inverse=True)
+    if estimator.classes_.size < 2:
+        raise ValueError(f"the training labels must contain at least 2 classes, got "
+                         f"{estimator.classes_.size} class: {estimator.classes_.tolist()}")
+    estimator.shape_fit_ = (m, m)
+    Y = estimator._label_columns(codes)
+    hops = getattr(K, "pair_hops", None)
+    bar = tqdm(total=0, desc="AsK-LS walk steps", unit="step", disable=not verbose,
+               leave=False)
+
+    def products(B, A):
+        if hops is not None:
+            bar.total += K.n_hops
+            bar.refresh()
+            return hops(B, A, rows=rows, progress=bar.update)
+        full_b, full_a = np.zeros((n, B.shape[1])), np.zeros((n, A.shape[1]))
+        full_b[rows], full_a[rows] = B, A
+        return K.matmat_pair(full_b, full_a)
+
+    try:
+        solution = solve_with_scores(products, rows, n, Y, estimator.gamma,
+                                     rtol=estimator.tol, maxiter=estimator.max_iter)
+    except NotPositiveDefinite:
+        estimator._fit_kernel(train_kernel, y)
+        return None
+    finally:
+        bar.close()
+    estimator.solver_result_ = solution.result
+    estimator.n_iter_ = solution.result.n_iter
+    estimator._set_coefficients(solution.intercepts, solution.dual)
+    estimator.stack_folds_ = [(np.arange(m), solution.intercepts, solution.dual)]
+    scores = NodeScores(solution.source, solution.target, solution.intercepts)
+    estimator._fit_stackers(scores.features(rows), codes, Y)
+    return scores
+
+
+def predict_from_scores(estimator, scores, index, proba=False):
+    """Decision values (or probabilities) of the nodes ``index`` from kept scores."""
+    features = scores.features(index)
+    with _one_blas_thread():
+        if proba:
+            return estimator._stacked_proba(features)
+        return estimator._stacked_decision(features)

@@ -1,0 +1,108 @@
+"""One solve that scores every node: against a dense solve, a tight solve and the views."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from digraph_askls import AsKLSClassifier, KernelViews, NodeClassifier
+from digraph_askls.datasets import make_directed_sbm
+from digraph_askls.kernels import WalkKernel, get_graph_kernel, restrict_kernel
+from digraph_askls.linalg import AsKLSSystem, solve_system
+from digraph_askls.linalg._scores import NotPositiveDefinite, solve_with_scores
+from digraph_askls.models import _selection
+
+
+@pytest.fixture(scope="module")
+def problem():
+    adjacency, labels = make_directed_sbm(600, 3, 8, p_in=0.6, random_state=3)
+    known = labels.copy()
+    known[np.random.default_rng(0).permutation(600)[:240]] = -1
+    return adjacency, labels, known
+
+
+@pytest.mark.parametrize("gamma", [1e-5, 0.01, 0.05])
+def test_solution_and_scores_of_every_sample_match_a_dense_solve(problem, gamma):
+    adjacency, _, known = problem
+    K = get_graph_kernel("ppr", adjacency, n_hops=6)        # float64 hops
+    dense = K.to_dense()
+    rows = np.flatnonzero(known >= 0)
+    Y = np.where(known[rows, None] == np.arange(3), 1.0, -1.0)
+
+    def products(B, A):
+        return K.pair_hops(B, A, rows=rows)
+
+    solution = solve_with_scores(products, rows, 600, Y, gamma, rtol=1e-12)
+    reference = solve_system(AsKLSSystem(dense[np.ix_(rows, rows)], gamma), Y,
+                             solver="dense", rtol=1e-12)
+    np.testing.assert_allclose(solution.result.x, reference.x, rtol=1e-8, atol=1e-12)
+    b = reference.x[2 + rows.size:]
+    a = reference.x[2:2 + rows.size]
+    np.testing.assert_allclose(solution.source, dense[:, rows] @ b, rtol=1e-8, atol=1e-14)
+    np.testing.assert_allclose(solution.target, dense[rows, :].T @ a, rtol=1e-8, atol=1e-14)
+    assert solution.result.residual_norm.max() <= 1e-12
+
+
+def test_an_indefinite_block_is_reported(problem):
+    adjacency, _, known = problem
+    K = get_graph_kernel("ppr", adjacency, n_hops=6)
+    rows = np.flatnonzero(known >= 0)
+    Y = np.where(known[rows, None] == np.arange(3), 1.0, -1.0)
+    with pytest.raises(NotPositiveDefinite):
+        solve_with_scores(lambda B, A: K.pair_hops(B, A, rows=rows), rows, 600, Y, 10.0)
+
+
+@pytest.mark.parametrize("params", [dict(kernel=WalkKernel()), dict(preset="large")])
+def test_predictions_equal_those_of_a_tight_solve(problem, params):
+    # The defaults stop at rtol = 1e-4 (one product with the kernel on this graph) and
+    # read every node's scores off the solver's products; a tight solve of the same
+    # model, predicting through the kernel's views, gives the same predictions.
+    adjacency, labels, known = problem
+    fast = NodeClassifier(random_state=0, **params).fit(adjacency, known)
+    assert fast._node_scores is not None
+    gamma, merge = fast.selection_["gamma"], fast.estimator_.merge
+    train = fast.train_nodes_
+    tight = AsKLSClassifier(kernel="precomputed", gamma=gamma, merge=merge, tol=1e-13,
+                            random_state=0)
+    tight.fit(restrict_kernel(fast.kernel_, train, train), known[train])
+    test = np.flatnonzero(known < 0)
+    views = KernelViews(restrict_kernel(fast.kernel_, test, train),
+                        restrict_kernel(fast.kernel_, train, test))
+    np.testing.assert_array_equal(fast.predict(test), tight.predict(views))
+    assert fast.estimator_.n_iter_ <= 2 and np.mean(fast.predict(test) == labels[test]) > 0.8
+
+
+def test_kept_scores_equal_the_views(problem):
+    adjacency, _, known = problem
+    clf = NodeClassifier(kernel=WalkKernel(), random_state=0).fit(adjacency, known)
+    assert clf.selection_["engine"] == "train" and clf.estimator_.merge == "joint_train"
+    nodes = np.arange(0, 600, 7)
+    views = clf._views(nodes)
+    np.testing.assert_allclose(clf.decision_function(nodes),
+                               clf.estimator_.decision_function(views), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(clf.predict(nodes), clf.estimator_.predict(views))
+    both = clf.decision_function(nodes, view="both")
+    intercepts, dual = clf.estimator_._coefficient_blocks()
+    slow = clf.estimator_._view_scores(views, intercepts, dual)
+    np.testing.assert_allclose(both["source"], slow[0], rtol=1e-5, atol=1e-9)
+    np.testing.assert_allclose(both["target"], slow[1], rtol=1e-5, atol=1e-9)
+    np.testing.assert_allclose(clf.predict_proba(nodes).sum(axis=1), 1.0)
+
+
+def test_default_fits_the_walk_kernel_alone_on_many_labelled_nodes(problem, monkeypatch):
+    adjacency, labels, known = problem
+    monkeypatch.setattr(_selection, "SPECTRAL_MAX_TRAIN", 100)
+    clf = NodeClassifier(random_state=0, verbose=False).fit(adjacency, known)
+    assert clf.selection_ == dict(kernel=WalkKernel(), gamma=_selection.ALONE_GAMMA,
+                                  score=None, accuracy=None, engine="train",
+                                  merge="joint_train")
+    test = np.flatnonzero(known < 0)
+    assert np.mean(clf.predict(test) == labels[test]) > 0.9
+
+
+def test_progress_of_the_walk_steps(problem, capsys):
+    adjacency, _, known = problem
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        NodeClassifier(kernel=WalkKernel(n_hops=4), verbose=True).fit(adjacency, known)
+    assert "AsK-LS walk steps" in capsys.readouterr().err
