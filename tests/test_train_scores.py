@@ -106,3 +106,55 @@ def test_progress_of_the_walk_steps(problem, capsys):
         warnings.simplefilter("ignore")
         NodeClassifier(kernel=WalkKernel(n_hops=4), verbose=True).fit(adjacency, known)
     assert "AsK-LS walk steps" in capsys.readouterr().err
+
+
+def test_folds_in_one_solve_equal_each_fold_alone(problem):
+    from sklearn.model_selection import StratifiedKFold
+
+    from digraph_askls.linalg._scores import solve_with_scores
+    from digraph_askls.models._train_scores import fold_scores
+
+    adjacency, _, known = problem
+    K = get_graph_kernel("ppr", adjacency, n_hops=5)
+    train = np.flatnonzero(known >= 0)
+    codes = known[train]
+    scores = fold_scores(restrict_kernel(K, train, train), codes, 0.01, n_folds=3,
+                         rtol=1e-12, random_state=0)
+    Y = np.where(codes[:, None] == np.arange(3), 1.0, -1.0)
+    folds = StratifiedKFold(3, shuffle=True, random_state=0).split(train, codes)
+    for fit, valid in folds:
+        rows = train[fit]
+        alone = solve_with_scores(lambda B, A: K.pair_hops(B, A, rows=rows), rows, 600,
+                                  Y[fit], 0.01, rtol=1e-12)
+        np.testing.assert_allclose(scores[0, valid], alone.source[train[valid]], rtol=1e-9,
+                                   atol=1e-14)
+        np.testing.assert_allclose(scores[1, valid], alone.target[train[valid]], rtol=1e-9,
+                                   atol=1e-14)
+
+
+@pytest.mark.parametrize("noise,winner", [(4.0, WalkKernel), (0.3, None)])
+def test_many_labelled_nodes_with_features_rank_on_a_sample(problem, monkeypatch, noise,
+                                                            winner):
+    from digraph_askls.kernels import AttributeKernel, SumKernel
+    from digraph_askls.models._selection import _ranking_sample
+
+    adjacency, labels, known = problem
+    rng = np.random.default_rng(4)
+    features = noise * rng.standard_normal((600, 6)) + np.eye(3)[labels].repeat(2, axis=1)
+    monkeypatch.setattr(_selection, "SPECTRAL_MAX_TRAIN", 120)
+    train = np.flatnonzero(known >= 0)
+    sample = _ranking_sample(known[train], 0)
+    assert sample.size == 120 and np.bincount(known[train][sample]).min() >= 35
+    clf = NodeClassifier(random_state=0).fit(adjacency, known, features=features)
+    engines = dict(zip(map(type, clf.cv_results_["kernel"]), clf.cv_results_["engine"]))
+    assert engines[WalkKernel] == "folds" and clf.cv_results_["gamma"][-1] == \
+        _selection.ALONE_GAMMA
+    chosen = type(clf.selection_["kernel"])
+    if winner is WalkKernel:
+        assert chosen is WalkKernel and clf._node_scores is not None
+    else:
+        assert chosen in (AttributeKernel, SumKernel)
+        assert clf.selection_["merge"].endswith("_loo")
+    assert clf.estimator_.shape_fit_[0] == train.size        # refitted on every label
+    test = np.flatnonzero(known < 0)
+    assert np.mean(clf.predict(test) == labels[test]) > 0.9

@@ -19,7 +19,7 @@ import numpy as np
 
 from ._result import SolverResult
 
-__all__ = ["ViewSolution", "solve_with_scores"]
+__all__ = ["ViewSolution", "solve_many_with_scores", "solve_with_scores"]
 
 
 class ViewSolution(NamedTuple):
@@ -118,75 +118,135 @@ def solve_with_scores(products, rows, n_all, Y, gamma, *, rtol=1e-4, maxiter=Non
     >>> bool(np.allclose(solution.result.x, reference.x))
     True
     """
-    Y = np.asarray(Y, dtype=np.float64)
-    rows = np.asarray(rows)
-    m, k = Y.shape
+    return solve_many_with_scores(lambda blocks: [products(*blocks[0][1:])], [(rows, Y)],
+                                  n_all, gamma, rtol=rtol, maxiter=maxiter)[0]
+
+
+class _Problem:
+    """The CG state of one training set: projected CG on its inner block."""
+
+    def __init__(self, rows, Y, rtol):
+        self.rows = np.asarray(rows)
+        self.Y = np.asarray(Y, dtype=np.float64)
+        self.m, self.k = self.Y.shape
+        self.norms = np.sqrt(2.0 * np.einsum("ij,ij->j", self.Y, self.Y))   # ||[0; 0; y; y]||
+        self.target = rtol * self.norms
+        # Four blocks of 2m x k live through the iteration: on millions of training
+        # samples they are held in single precision (a relative rounding of 1e-7; the
+        # tolerances are 1e-4 and the kernels' products are single precision there too).
+        self.dtype = np.float64 if 2 * self.m * self.k <= LARGE_BLOCK else np.float32
+        m = self.m
+        self.X = np.zeros((2 * m, self.k), dtype=self.dtype)
+        self.R = np.empty((2 * m, self.k), dtype=self.dtype)
+        self.R[:m], self.R[m:] = self.Y, self.Y
+        _centre(self.R, m)
+        self.P = self.R.copy()
+        self.rr = np.einsum("ij,ij->j", self.R, self.R, dtype=np.float64)
+        self.active = np.sqrt(self.rr) > self.target
+        self.source = self.target_scores = None
+
+    def step(self, forward, backward, g):
+        """One CG step from the products of the direction; False when converged."""
+        m, P = self.m, self.P
+        Q = P / self.dtype(g)                                  # Pi H P
+        Q[:m] += forward[self.rows]
+        Q[m:] += backward[self.rows]
+        _centre(Q, m)
+        pq = np.einsum("ij,ij->j", P, Q, dtype=np.float64)
+        if np.any(self.active & (pq <= 0)):
+            raise NotPositiveDefinite(
+                f"CG on the inner block broke down (p^T H p = {pq[self.active].min():.3e}):"
+                f" gamma * s_max(K) >= 1")
+        alpha = np.where(self.active, self.rr / np.where(pq > 0, pq, 1.0), 0.0)
+        _add_scaled(self.X, alpha, P)
+        _add_scaled(self.R, -alpha, Q)
+        del Q
+        forward *= alpha.astype(forward.dtype)
+        backward *= alpha.astype(backward.dtype)
+        if self.source is None:
+            self.source, self.target_scores = forward, backward
+        else:
+            self.source += forward
+            self.target_scores += backward
+        rr_old, self.rr = self.rr, np.einsum("ij,ij->j", self.R, self.R, dtype=np.float64)
+        self.active &= np.sqrt(self.rr) > self.target
+        if not self.active.any():
+            return False
+        beta = np.where(self.active, self.rr / np.where(rr_old > 0, rr_old, 1.0), 0.0)
+        P *= beta.astype(self.dtype)
+        P += self.R
+        return True
+
+    def solution(self, n_all, n_iter, info):
+        m, k, rows = self.m, self.k, self.rows
+        if self.source is None:       # zero labels: nothing to solve
+            self.source, self.target_scores = np.zeros((n_all, k)), np.zeros((n_all, k))
+        # Rows a~/g + K b~ + b1 = y: the intercepts make the residual's mean vanish.
+        y_mean = self.Y.mean(axis=0)
+        intercepts = np.vstack([
+            y_mean - self.source[rows].mean(axis=0, dtype=np.float64),
+            y_mean - self.target_scores[rows].mean(axis=0, dtype=np.float64)])
+        x = np.empty((2 + 2 * m, k))
+        x[:2], x[2:] = intercepts, self.X
+        self.X = self.R = self.P = None
+        residual = np.sqrt(self.rr) / np.where(self.norms > 0, self.norms, 1.0)
+        result = SolverResult(x, info, n_iter, residual, "cg-scores")
+        return ViewSolution(intercepts, x[2:].reshape(2, m, k), self.source,
+                            self.target_scores, result)
+
+
+def solve_many_with_scores(products, problems, n_all, gamma, *, rtol=1e-4, maxiter=None):
+    """:func:`solve_with_scores` for several training sets that share every product.
+
+    The training sets (e.g. the folds of a stacking) are independent systems; each
+    iteration pushes the directions of all of them through one product, so that a
+    kernel whose product costs the same for a few more columns (a walk's steps) solves
+    them together at little more than the price of one.
+
+    Parameters
+    ----------
+    products : callable
+        ``products(blocks)`` takes a list ``[(rows_f, B_f, A_f), ...]`` of blocks on some
+        of the training sets and returns the list of
+        ``(K(all, train_f) @ B_f, K(train_f, all)^T @ A_f)``, each of shape (n_all, k).
+    problems : list of (rows, Y)
+        Each training set's positions among all samples and its labels.
+    n_all, gamma, rtol, maxiter
+        As in :func:`solve_with_scores`; the iteration limit holds for every set.
+
+    Returns
+    -------
+    list of ViewSolution
+        One per training set.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from digraph_askls.linalg._scores import solve_many_with_scores, solve_with_scores
+    >>> rng = np.random.default_rng(1)
+    >>> K = rng.random((8, 8)) / 8
+    >>> folds = [np.array([0, 1, 2, 3]), np.array([4, 5, 6, 7])]
+    >>> Y = np.array([[1.0], [-1.0], [1.0], [-1.0]])
+    >>> def products(blocks):
+    ...     return [(K[:, r] @ B, K[r, :].T @ A) for r, B, A in blocks]
+    >>> both = solve_many_with_scores(products, [(r, Y) for r in folds], 8, 0.5, rtol=1e-12)
+    >>> alone = solve_with_scores(lambda B, A: products([(folds[1], B, A)])[0], folds[1], 8,
+    ...                           Y, 0.5, rtol=1e-12)
+    >>> bool(np.allclose(both[1].source, alone.source))
+    True
+    """
     g = float(gamma)
-    limit = 10 * m if maxiter is None else int(maxiter)
-    norms = np.sqrt(2.0 * np.einsum("ij,ij->j", Y, Y))          # ||[0; 0; y; y]||
-    target = rtol * norms
-    # Four blocks of 2m x k live through the iteration: on millions of training samples
-    # they are held in single precision (a relative rounding of 1e-7; the tolerances
-    # are 1e-4 and the kernels' products are single precision there too).
-    dtype = np.float64 if 2 * m * k <= LARGE_BLOCK else np.float32
-
-    def apply(P):
-        """``Pi H P`` and the products on all rows (the caller's to modify)."""
-        forward, backward = products(P[m:], P[:m])        # K(all, T) b, K(T, all)^T a
-        HP = P / dtype(g)
-        HP[:m] += forward[rows]
-        HP[m:] += backward[rows]
-        return _centre(HP, m), forward, backward
-
-    X = np.zeros((2 * m, k), dtype=dtype)
-    R = np.empty((2 * m, k), dtype=dtype)
-    R[:m], R[m:] = Y, Y
-    _centre(R, m)
-    P = R.copy()
-    rr = np.einsum("ij,ij->j", R, R, dtype=np.float64)
-    source = target_scores = None
+    states = [_Problem(rows, Y, rtol) for rows, Y in problems]
+    limit = (10 * max(state.m for state in states) if maxiter is None else int(maxiter))
     n_iter, info = 0, 0
-    active = np.sqrt(rr) > target
-    while active.any():
+    running = [state for state in states if state.active.any()]
+    while running:
         if n_iter >= limit:
             info = n_iter
             break
         n_iter += 1
-        Q, forward, backward = apply(P)
-        pq = np.einsum("ij,ij->j", P, Q, dtype=np.float64)
-        if np.any(active & (pq <= 0)):
-            raise NotPositiveDefinite(
-                f"CG on the inner block broke down (p^T H p = {pq[active].min():.3e}): "
-                f"gamma * s_max(K) >= 1")
-        alpha = np.where(active, rr / np.where(pq > 0, pq, 1.0), 0.0)
-        _add_scaled(X, alpha, P)
-        _add_scaled(R, -alpha, Q)
-        del Q
-        forward *= alpha.astype(forward.dtype)
-        backward *= alpha.astype(backward.dtype)
-        if source is None:
-            source, target_scores = forward, backward
-        else:
-            source += forward
-            target_scores += backward
-        del forward, backward
-        rr, rr_old = np.einsum("ij,ij->j", R, R, dtype=np.float64), rr
-        active &= np.sqrt(rr) > target
-        if not active.any():
-            break
-        beta = np.where(active, rr / np.where(rr_old > 0, rr_old, 1.0), 0.0)
-        P *= beta.astype(dtype)
-        P += R
-    del P, R
-    if source is None:       # zero labels: nothing to solve
-        source, target_scores = np.zeros((n_all, k)), np.zeros((n_all, k))
-    # Rows a~/g + K b~ + b1 = y: the intercepts make the residual's mean vanish.
-    y_mean = Y.mean(axis=0)
-    intercepts = np.vstack([y_mean - source[rows].mean(axis=0, dtype=np.float64),
-                            y_mean - target_scores[rows].mean(axis=0, dtype=np.float64)])
-    x = np.empty((2 + 2 * m, k))
-    x[:2], x[2:] = intercepts, X
-    del X
-    residual = np.sqrt(rr) / np.where(norms > 0, norms, 1.0)
-    result = SolverResult(x, info, n_iter, residual, "cg-scores")
-    return ViewSolution(intercepts, x[2:].reshape(2, m, k), source, target_scores, result)
+        outputs = products([(state.rows, state.P[state.m:], state.P[:state.m])
+                            for state in running])
+        running = [state for state, (forward, backward) in zip(running, outputs)
+                   if state.step(forward, backward, g)]
+    return [state.solution(n_all, n_iter, info) for state in states]

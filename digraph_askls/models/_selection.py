@@ -18,28 +18,24 @@ import time
 
 import numpy as np
 from scipy import sparse
+from sklearn.utils import check_random_state
 
 from ..kernels import (AttributeKernel, GraphKernel, LinkProfileKernel, NamedKernel,
                        RoleKernel, WalkKernel, gamma_grid, restrict_kernel)
 from ..linalg import SingularSystemError
 from ._askls import AsKLSClassifier
 from ._loo import blend_score, loo_accuracy, spectral_of, stacking_score
-from ._train_scores import fit_on_train_scores, scores_every_node
+from ._single import ALONE_GAMMA, fit_alone, fit_fixed, refit_stackers
+from ._train_scores import fold_scores, scores_all_rows
 
-__all__ = ["SPECTRAL_MAX_TRAIN", "as_recipes", "default_kernels", "select_kernel"]
+__all__ = ["ALONE_GAMMA", "SPECTRAL_MAX_TRAIN", "as_recipes", "default_kernels",
+           "select_kernel"]
 
 logger = logging.getLogger(__name__)
 
 #: Largest number of labelled nodes whose dense training kernel is decomposed for the
 #: leave-one-out selection (an SVD of this size takes about 10 s on 2 cores).
 SPECTRAL_MAX_TRAIN = 5000
-
-#: gamma of a kernel that is fitted alone (one candidate, nothing to select) and whose
-#: joint stacker reads the full model's training scores. The stacker standardises the
-#: view scores, which stop changing as gamma shrinks (they tend to the kernel's votes
-#: ``K(x, X) y`` and ``K(X, x)^T y``; measured in ``docs/results/speed.md``); at this
-#: gamma the solve meets its tolerance after one or two products with the kernel.
-ALONE_GAMMA = 1e-5
 
 #: With stacking merges, the final model stacks the leave-one-out scores.
 _LOO_MERGES = {"joint": "joint_loo", "stack": "stack_loo", "blend": "blend_loo"}
@@ -92,6 +88,13 @@ def as_recipes(kernel, kernel_params=None):
     return recipes
 
 
+def _thin_maps(train_kernel):
+    """Whether the block has explicit maps with fewer features than samples."""
+    m = train_kernel.shape[0]
+    factors = getattr(train_kernel, "factors", None)
+    return callable(factors) and getattr(train_kernel, "n_features", m) < m
+
+
 def _spectral_possible(train_kernel):
     """Whether the training block is worth decomposing for leave-one-out.
 
@@ -101,13 +104,11 @@ def _spectral_possible(train_kernel):
     series would need ``m`` products with the whole graph, where fold stacking needs a
     handful of products with a few columns.
     """
-    m = train_kernel.shape[0]
-    factors = getattr(train_kernel, "factors", None)
-    if callable(factors) and getattr(train_kernel, "n_features", m) < m:
+    if _thin_maps(train_kernel):
         return True
     direct = (isinstance(train_kernel, np.ndarray) or sparse.issparse(train_kernel)
               or callable(getattr(train_kernel, "to_dense", None)))
-    return direct and m <= SPECTRAL_MAX_TRAIN
+    return direct and train_kernel.shape[0] <= SPECTRAL_MAX_TRAIN
 
 
 _STACKING = ("joint", "stack", "blend", "joint_loo", "stack_loo", "blend_loo", "joint_train",
@@ -120,56 +121,6 @@ def _criterion(scores, codes, merge, binary):
     if merge in ("source", "target"):
         scores = scores[:1] if merge == "source" else scores[1:]
     return loo_accuracy(scores, codes, binary)
-
-
-def _fixed(recipe, build, train_codes, train, gamma, estimator_params, operator, verbose):
-    """One kernel and one gamma: fit as given, nothing to select."""
-    kernel = build(recipe)
-    train_kernel = restrict_kernel(kernel, train, train)
-    if operator is not None:
-        train_kernel = operator(train_kernel)
-    merge = estimator_params["merge"]
-    estimator = AsKLSClassifier(kernel="precomputed", **dict(
-        estimator_params, gamma=gamma, merge="joint" if merge == "auto" else merge))
-    estimator._validate_params()
-    scores = None
-    if operator is None and scores_every_node(train_kernel, estimator):
-        scores = fit_on_train_scores(estimator, train_kernel, train_codes, verbose)
-    else:
-        estimator._fit_kernel(train_kernel, train_codes)
-    if merge == "auto":
-        _choose_blend(estimator, train_codes)
-    selection = dict(kernel=recipe, gamma=float(gamma), score=None, accuracy=None,
-                     engine="fixed", merge=estimator.merge)
-    return kernel, estimator, selection, _no_rows(), scores
-
-
-def _no_rows():
-    return {key: [] for key in ("kernel", "gamma", "engine", "mean_test_score", "loo_accuracy",
-                                "fit_time", "rank_test_score")}
-
-
-def _alone(recipe, build, train_codes, train, estimator_params, verbose):
-    """One candidate with the defaults: stack the training scores at :data:`ALONE_GAMMA`.
-
-    Returns None when the kernel is better decomposed for leave-one-out (the usual
-    selection then scores its gammas).
-    """
-    kernel = build(recipe)
-    train_kernel = restrict_kernel(kernel, train, train)
-    if _spectral_possible(train_kernel):
-        return None
-    estimator = AsKLSClassifier(kernel="precomputed", **dict(
-        estimator_params, gamma=ALONE_GAMMA, merge="joint_train"))
-    estimator._validate_params()
-    scores = None
-    if scores_every_node(train_kernel, estimator):
-        scores = fit_on_train_scores(estimator, train_kernel, train_codes, verbose)
-    else:
-        estimator._fit_kernel(train_kernel, train_codes)
-    selection = dict(kernel=recipe, gamma=ALONE_GAMMA, score=None, accuracy=None,
-                     engine="train", merge=estimator.merge)
-    return kernel, estimator, selection, _no_rows(), scores
 
 
 def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
@@ -220,15 +171,90 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
              for recipe in recipes]
     if (len(recipes) == 1 and gammas is None and estimator_params["merge"] == "auto"
             and operator is None):
-        alone = _alone(recipes[0], build, train_codes, train, estimator_params, verbose)
-        if alone is not None:
-            return alone
+        kernel = build(recipes[0])
+        train_kernel = restrict_kernel(kernel, train, train)
+        if not _spectral_possible(train_kernel):
+            return fit_alone(recipes[0], kernel, train_kernel, train_codes, estimator_params,
+                             verbose)
     if len(recipes) == 1 and len(grids[0]) == 1:
-        return _fixed(recipes[0], build, train_codes, train, grids[0][0], estimator_params,
-                      operator, verbose)
+        return fit_fixed(recipes[0], build, train_codes, train, grids[0][0],
+                         estimator_params, operator, verbose)
     merge = estimator_params["merge"]
-    ranking = "joint" if merge == "auto" else merge
-    binary = np.unique(train_codes).size == 2
+    # On many labelled nodes the candidates are ranked on a sample of them: the ranking
+    # costs the same at any size (the winner is then fitted on all of them).
+    ranked = _ranking_sample(train_codes, estimator_params.get("random_state"))
+    rows, best = _rank(recipes, grids, build, train, train_codes, ranked, gammas is None,
+                       "joint" if merge == "auto" else merge, estimator_params,
+                       one_solve=ranked.size < train.size and merge == "auto",
+                       verbose=verbose)
+    if merge == "auto":
+        # The joint stacker ranked the candidates; at the winner, blend it with the
+        # calibrated mean view where that predicts the left-out samples better.
+        blended = blend_score(best["scores"], train_codes[ranked])[0] > best["score"]
+        merge = "blend" if blended else "joint"
+    scores = np.asarray(rows["mean_test_score"])
+    rows["rank_test_score"] = list(np.argsort(np.argsort(-scores, kind="stable")) + 1)
+    selection = {key: best[key] for key in ("kernel", "gamma", "score", "accuracy", "engine")}
+    estimator, node_scores = best.pop("fitted"), None
+    if ranked.size < train.size:
+        train_kernel = restrict_kernel(best["built"], train, train)
+        if best["decomposition"] is None and merge in ("joint", "blend"):
+            fitted = fit_alone(best["kernel"], best["built"], train_kernel, train_codes,
+                               estimator_params, verbose)
+            estimator, node_scores = fitted[1], fitted[4]
+            selection["gamma"] = ALONE_GAMMA
+        else:
+            estimator = _fit_winner(best, train_kernel, train_codes, merge, estimator_params,
+                                    decomposition=None)
+    elif estimator is None:
+        estimator = _fit_winner(best, best["train_kernel"], train_codes, merge,
+                                estimator_params, best["decomposition"])
+    elif merge != estimator.merge:
+        refit_stackers(estimator, merge, train_codes)
+    selection["merge"] = estimator.merge
+    return best["built"], estimator, selection, rows, node_scores
+
+
+def _ranking_sample(codes, random_state):
+    """Positions of the labelled nodes the candidates are ranked on: all of them, or a
+    sample of :data:`SPECTRAL_MAX_TRAIN` with every class in its share (at least two of
+    each where it has two)."""
+    m = codes.size
+    if m <= SPECTRAL_MAX_TRAIN:
+        return np.arange(m)
+    rng = check_random_state(random_state)
+    keep = []
+    for label in np.unique(codes):
+        members = np.flatnonzero(codes == label)
+        size = max(min(2, members.size), int(round(SPECTRAL_MAX_TRAIN * members.size / m)))
+        keep.append(rng.choice(members, size, replace=False))
+    return np.sort(np.concatenate(keep))
+
+
+def _fit_winner(best, train_kernel, codes, merge, estimator_params, decomposition):
+    """The winner at its gamma on ``train_kernel``, its stackers on the leave-one-out
+    scores when it has a decomposition (or can have one), else on folds."""
+    loo = decomposition is not None or _thin_maps(train_kernel)
+    params = dict(estimator_params, gamma=best["gamma"],
+                  merge=_LOO_MERGES.get(merge, merge) if loo else merge)
+    return AsKLSClassifier(kernel="precomputed", **params)._fit_kernel(
+        train_kernel, codes, spectral=decomposition)
+
+
+def _rank(recipes, grids, build, all_train, all_codes, ranked, own_grids, ranking, params,
+          one_solve, verbose):
+    """``cv_results_`` rows and the best (recipe, gamma), scored on the labelled nodes
+    ``all_train[ranked]``.
+
+    With ``one_solve``, operator candidates whose products score every node are scored
+    on the same nodes by folds of *all* the labelled nodes, in one solve
+    (:func:`fold_scores`) at :data:`ALONE_GAMMA`, the gamma they are then fitted at: a
+    graph kernel's votes depend on how densely the graph is labelled, and its folds cost
+    the same whatever their size. Decomposed candidates are scored by leave-one-out on
+    the sample.
+    """
+    train, codes = all_train[ranked], all_codes[ranked]
+    binary = np.unique(codes).size == 2
     rows = {"kernel": [], "gamma": [], "engine": [], "mean_test_score": [], "loo_accuracy": [],
             "fit_time": []}
     best = None
@@ -237,54 +263,47 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
         kernel = build(recipe)
         train_kernel = restrict_kernel(kernel, train, train)
         spectral = _spectral_possible(train_kernel)
+        together = one_solve and not spectral and scores_all_rows(train_kernel)
+        if together:
+            train_kernel = restrict_kernel(kernel, all_train, all_train)
         if spectral:
             decomposition = spectral_of(train_kernel)
-        elif gammas is None:
+        elif together:
+            grid = (ALONE_GAMMA,)      # all folds in one solve, at the fitted gamma
+        elif own_grids:
             grid = grid[:1]            # fold stacking per gamma is dear: the family's first
         shared = time.perf_counter() - start
         for gamma in grid:
             start = time.perf_counter()
-            outcome = _evaluate(recipe, train_kernel, train_codes, gamma, ranking, binary,
-                                decomposition if spectral else None, estimator_params)
+            if together:
+                scores = fold_scores(train_kernel, all_codes, gamma, rtol=params["tol"],
+                                     random_state=params.get("random_state"),
+                                     verbose=verbose)[:, ranked]
+                outcome = _criterion(scores, codes, ranking, binary), scores, None
+            else:
+                outcome = _evaluate(recipe, train_kernel, codes, gamma, ranking, binary,
+                                    decomposition if spectral else None, params)
             elapsed = time.perf_counter() - start + shared / len(grid)
             if outcome is None:
                 continue
             (score, accuracy), scores, fitted = outcome
+            engine = "loo" if spectral else "folds"
             rows["kernel"].append(recipe)
             rows["gamma"].append(float(gamma))
-            rows["engine"].append("loo" if spectral else "folds")
+            rows["engine"].append(engine)
             rows["mean_test_score"].append(score)
             rows["loo_accuracy"].append(accuracy)
             rows["fit_time"].append(elapsed)
             logger.info("selection %r gamma=%g: %.4f (%.2f s)", recipe, gamma, score, elapsed)
             if best is None or score > best["score"]:
                 best = dict(kernel=recipe, gamma=float(gamma), score=score, accuracy=accuracy,
-                            engine="loo" if spectral else "folds", built=kernel,
-                            train_kernel=train_kernel, fitted=fitted, scores=scores,
+                            engine=engine, built=kernel, train_kernel=train_kernel,
+                            fitted=fitted, scores=scores,
                             decomposition=decomposition if spectral else None)
     if best is None:
         raise ValueError("no candidate kernel and gamma gave a solvable AsK-LS system; pass "
                          "other kernels or gammas")
-    if merge == "auto":
-        # The joint stacker ranked the candidates; at the winner, blend it with the
-        # calibrated mean view where that predicts the left-out samples better.
-        blended = blend_score(best["scores"], train_codes)[0] > best["score"]
-        merge = "blend" if blended else "joint"
-    estimator = best.pop("fitted")
-    if estimator is None:
-        loo = best["decomposition"] is not None
-        params = dict(estimator_params, gamma=best["gamma"],
-                      merge=_LOO_MERGES.get(merge, merge) if loo else merge)
-        estimator = AsKLSClassifier(kernel="precomputed", **params)._fit_kernel(
-            best["train_kernel"], train_codes, spectral=best["decomposition"])
-    elif merge != estimator.merge:
-        _refit_stackers(estimator, merge, train_codes)
-    best["merge"] = estimator.merge
-    scores = np.asarray(rows["mean_test_score"])
-    rows["rank_test_score"] = list(np.argsort(np.argsort(-scores, kind="stable")) + 1)
-    selection = {key: best[key] for key in ("kernel", "gamma", "score", "accuracy", "engine",
-                                            "merge")}
-    return best["built"], estimator, selection, rows, None
+    return rows, best
 
 
 def _evaluate(recipe, train_kernel, codes, gamma, merge, binary, decomposition, params):
@@ -310,20 +329,3 @@ def _evaluate(recipe, train_kernel, codes, gamma, merge, binary, decomposition, 
     estimator._fit_kernel(train_kernel, codes)
     scores = np.transpose(estimator.stacking_scores_, (1, 0, 2))
     return _criterion(scores, codes, merge, binary), scores, estimator if stacked else None
-
-
-def _refit_stackers(estimator, merge, codes):
-    """Refit the stackers of a fold-stacked estimator for another stacking merge."""
-    estimator.set_params(merge=merge)
-    estimator._fit_stackers(estimator.stacking_scores_, codes,
-                            estimator._label_columns(codes))
-
-
-def _choose_blend(estimator, codes):
-    """``merge="auto"`` on one fitted configuration: blend where it scores better."""
-    scores = getattr(estimator, "stacking_scores_", None)
-    if scores is None:
-        return
-    scores = np.transpose(scores, (1, 0, 2))
-    if blend_score(scores, codes)[0] > stacking_score(scores, codes)[0]:
-        _refit_stackers(estimator, "blend", codes)

@@ -15,10 +15,11 @@ from tqdm.auto import tqdm
 
 from ..kernels._restrict import _RestrictedKernel
 from ..linalg._dense import _one_blas_thread
-from ..linalg._scores import NotPositiveDefinite, solve_with_scores
+from ..linalg._scores import NotPositiveDefinite, solve_many_with_scores, solve_with_scores
 from ._checks import check_targets
 
-__all__ = ["NodeScores", "fit_on_train_scores", "predict_from_scores", "scores_every_node"]
+__all__ = ["NodeScores", "fit_on_train_scores", "fold_scores", "predict_from_scores",
+           "scores_every_node", "scores_all_rows"]
 
 #: Merges whose stackers learn from the full model's training scores.
 TRAIN_SCORE_MERGES = ("joint_train", "stack_train")
@@ -41,23 +42,52 @@ class NodeScores(NamedTuple):
                          self.target[index] + self.intercepts[1]], axis=1)
 
 
-def scores_every_node(train_kernel, estimator):
-    """Whether :func:`fit_on_train_scores` applies to this training kernel and estimator.
-
-    It needs the training block of a square kernel that multiplies both views in one
-    pass (``pair_hops`` or ``matmat_pair``), a train-score merge and the exact system.
-    """
+def scores_all_rows(train_kernel):
+    """Whether a training block's products give every node's scores: the block of a
+    square kernel (on its training nodes, no repeats) that multiplies both views in one
+    pass (``pair_hops`` or ``matmat_pair``)."""
     if not isinstance(train_kernel, _RestrictedKernel):
         return False
     K = train_kernel.K
-    return (getattr(estimator, "merge", None) in TRAIN_SCORE_MERGES
-            and estimator.regularization in ("auto", None, 0)
-            and estimator.solver in ("auto", "batched")
-            and K.shape[0] == K.shape[1]
+    return (K.shape[0] == K.shape[1]
             and (callable(getattr(K, "pair_hops", None))
                  or callable(getattr(K, "matmat_pair", None)))
             and np.array_equal(train_kernel.rows, train_kernel.cols)
             and not train_kernel._rows_repeat)
+
+
+def scores_every_node(train_kernel, estimator):
+    """Whether :func:`fit_on_train_scores` applies: :func:`scores_all_rows`, a
+    train-score merge and the exact system."""
+    return (getattr(estimator, "merge", None) in TRAIN_SCORE_MERGES
+            and estimator.regularization in ("auto", None, 0)
+            and estimator.solver in ("auto", "batched")
+            and scores_all_rows(train_kernel))
+
+
+def _joined_products(K, n_hops_bar):
+    """``products(blocks)`` of :func:`solve_many_with_scores` for the kernel ``K``: every
+    block scattered onto its rows, all in one pass of the kernel."""
+    hops = getattr(K, "pair_hops", None)
+    dtype = K.hop_dtype if hops is not None else np.float64
+    n = K.shape[0]
+
+    def products(blocks):
+        widths = np.cumsum([0] + [B.shape[1] for _, B, _ in blocks])
+        X = np.zeros((n, widths[-1]), dtype=dtype)
+        Y = np.zeros((n, widths[-1]), dtype=dtype)
+        for (rows, B, A), lo, hi in zip(blocks, widths[:-1], widths[1:]):
+            X[rows, lo:hi], Y[rows, lo:hi] = B, A
+        if hops is not None:
+            n_hops_bar.total += K.n_hops
+            n_hops_bar.refresh()
+            forward, backward = hops(X, Y, progress=n_hops_bar.update)
+        else:
+            forward, backward = K.matmat_pair(X, Y)
+        return [(forward[:, lo:hi], backward[:, lo:hi])
+                for lo, hi in zip(widths[:-1], widths[1:])]
+
+    return products
 
 
 def fit_on_train_scores(estimator, train_kernel, y, verbose=False):
@@ -116,6 +146,66 @@ def fit_on_train_scores(estimator, train_kernel, y, verbose=False):
     estimator.stack_folds_ = [(np.arange(m), solution.intercepts, solution.dual)]
     scores = NodeScores(solution.source, solution.target, solution.intercepts)
     estimator._fit_stackers(scores.features(rows), codes, Y)
+    return scores
+
+
+def fold_scores(train_kernel, codes, gamma, *, n_folds=2, rtol=1e-4, random_state=None,
+                verbose=False):
+    """Out-of-fold view scores of the training nodes, every fold in one solve.
+
+    The folds' systems share every product of the kernel
+    (:func:`~digraph_askls.linalg._scores.solve_many_with_scores`): a walk kernel steps
+    once with the columns of all folds, and each fold's scores of its left-out nodes are
+    read off those products. The scores are the views' kernel parts, without the folds'
+    intercepts: at a small gamma the intercepts of two folds differ by more than the
+    kernel parts vary (their training sets' class shares differ), which would drown
+    the views in noise, while a stacker has an intercept of its own.
+
+    Parameters
+    ----------
+    train_kernel : LinearOperator
+        A block for which :func:`scores_all_rows` holds.
+    codes : ndarray of int, shape (m,)
+        Class codes (0 .. n_classes - 1) of the training nodes.
+    gamma : float
+    n_folds, rtol, random_state, verbose
+
+    Returns
+    -------
+    ndarray of shape (2, m, k)
+        Source and target scores (``k`` = 1 for two classes, else the number of classes),
+        the layout :func:`~digraph_askls.models._loo.stacking_score` reads.
+
+    Raises
+    ------
+    NotPositiveDefinite
+        When ``gamma * s_max(K) >= 1``.
+    """
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    K, rows = train_kernel.K, train_kernel.rows
+    m = rows.size
+    n_classes = int(codes.max()) + 1
+    if n_classes == 2:
+        Y = np.where(codes == 1, 1.0, -1.0)[:, None]
+    else:
+        Y = -np.ones((m, n_classes))
+        Y[np.arange(m), codes] = 1.0
+    counts = np.bincount(codes, minlength=n_classes)
+    if counts[counts > 0].min() >= n_folds:
+        splitter = StratifiedKFold(n_folds, shuffle=True, random_state=random_state)
+    else:
+        splitter = KFold(min(n_folds, m), shuffle=True, random_state=random_state)
+    folds = list(splitter.split(np.zeros(m), codes))
+    with tqdm(total=0, desc="AsK-LS fold steps", unit="step", disable=not verbose,
+              leave=False) as bar:
+        solutions = solve_many_with_scores(
+            _joined_products(K, bar), [(rows[train], Y[train]) for train, _ in folds],
+            K.shape[0], gamma, rtol=rtol)
+    scores = np.empty((2, m, Y.shape[1]))
+    for (_, valid), solution in zip(folds, solutions):
+        scores[0, valid] = solution.source[rows[valid]]
+        scores[1, valid] = solution.target[rows[valid]]
     return scores
 
 
