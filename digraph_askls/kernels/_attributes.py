@@ -22,6 +22,7 @@ from sklearn.preprocessing import normalize
 from digraph_askls._memory import available_memory, check_dense_allocation
 from digraph_askls.graph import get_adjacency
 from digraph_askls.graph._features import check_features
+from digraph_askls.kernels._hops import threaded_product
 
 __all__ = ["PROPAGATIONS", "PropagatedFeatureKernel", "get_attribute_kernel"]
 
@@ -207,7 +208,8 @@ class PropagatedFeatureKernel(LinearOperator):
         current = self.features
         for hop in range(hops + 1):
             if hop:
-                current = step @ (current.toarray() if sparse.issparse(current) else current)
+                current = threaded_product(step, current.toarray()
+                                           if sparse.issparse(current) else current)
             yield current
 
     def _row_scales(self, chain, side, hops):
@@ -271,7 +273,7 @@ class PropagatedFeatureKernel(LinearOperator):
             if chain is not None:
                 step_t = sparse.csr_array(self._side(chain, position).T)
                 for _ in range(hops):
-                    current = step_t @ current
+                    current = threaded_product(step_t, current)
             blocks.append(weight * np.asarray(self.features.T @ current))
         return np.vstack(blocks)
 
@@ -337,12 +339,12 @@ class PropagatedFeatureKernel(LinearOperator):
             if chain is not None:
                 step_t = sparse.csr_array(self._side(chain, in_side).T)
                 for _ in range(hops):
-                    current = step_t @ current
+                    current = threaded_product(step_t, current)
             current = np.asarray(X @ np.asarray(X.T @ current))
             if chain is not None:
                 step = self._side(chain, out_side)
                 for _ in range(hops):
-                    current = step @ current
+                    current = threaded_product(step, current)
             scales = self._row_scales(chain, out_side, hops)
             if scales is not None:
                 current = current * scales[:, None]

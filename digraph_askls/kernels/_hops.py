@@ -17,7 +17,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse import _sparsetools
 
-__all__ = ["LinkProducts", "default_n_threads"]
+__all__ = ["LinkProducts", "default_n_threads", "threaded_product"]
 
 
 def default_n_threads():
@@ -158,3 +158,35 @@ class LinkProducts:
                 raise ValueError(f"blocks must be C-contiguous {self.dtype}, got "
                                  f"{array.dtype} (contiguous: {array.flags.c_contiguous})")
         self.run(lambda lo, hi: self.add_rows(lo, hi, out, X, Y))
+
+
+def threaded_product(matrix, X, n_threads=None):
+    """``matrix @ X`` for a CSR matrix and a dense block, in threads over row blocks.
+
+    Each row is summed by the same loop as SciPy's product, so the result is the same
+    to the last bit; below :attr:`LinkProducts.min_nnz` stored entries it is SciPy's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> from digraph_askls.kernels._hops import threaded_product
+    >>> threaded_product(sparse.csr_array(np.array([[1.0, 2.0], [0.0, 3.0]])), np.ones((2, 1)))
+    array([[3.],
+           [3.]])
+    """
+    X = np.asarray(X)
+    n_threads = default_n_threads() if n_threads is None else int(n_threads)
+    if (not sparse.issparse(matrix) or matrix.format != "csr" or X.ndim != 2
+            or n_threads <= 1 or matrix.nnz < LinkProducts.min_nnz):
+        return matrix @ X
+    matrix = _csr(matrix, np.result_type(matrix.dtype, X.dtype))
+    X = np.ascontiguousarray(X, dtype=matrix.dtype)
+    out = np.zeros((matrix.shape[0], X.shape[1]), dtype=matrix.dtype)
+    cuts = np.unique(np.concatenate([[0], np.searchsorted(
+        matrix.indptr, np.linspace(0, matrix.nnz, n_threads + 1)[1:-1]), [matrix.shape[0]]]))
+    with ThreadPoolExecutor(len(cuts) - 1) as pool:
+        for future in [pool.submit(LinkProducts._add_product, matrix, lo, hi, X, out)
+                       for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist())]:
+            future.result()
+    return out
