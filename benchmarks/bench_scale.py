@@ -1,34 +1,53 @@
-"""Fit+predict time, peak memory and accuracy from 10^4 to 10^6 nodes, beside PageRank.
+"""Fit+predict time, peak memory and accuracy from 10^4 to 10^7 nodes, beside PageRank.
 
 Graphs: ``make_directed_sbm`` (average degree 10, 10 classes, p_in = 0.5), 60 % of the
-nodes labelled, accuracy on the other 40 %. Methods: the default ``NodeClassifier()``
-(``preset="auto"``: the defaults below 2 million edges, ``"large"`` from there on),
-``NodeClassifier(preset=None)`` (the defaults at every size), ``preset="large"``,
-``preset="paper"`` and scikit-network's ``PageRankClassifier`` on the same graph in the
-same run, with its default ``n_jobs=None`` (one process) and with ``n_jobs=-1`` (all cores,
-as AsK-LS's threaded sparse products use them). Every (size, method) pair runs
-in its own subprocess, whose peak resident memory (``ru_maxrss``) is reported, with the
-1-minute load average before it starts (the machine is shared). Prints a table and
-writes JSON.
+nodes labelled, accuracy on the other 40 %; with ``--features``, also the same graphs
+with 128 node attributes (class means of norm ``--signal`` per coordinate plus unit
+Gaussian noise: the attributes alone classify about half the nodes). Methods:
+``askls`` is the default ``NodeClassifier()`` (with the attributes on the feature
+graphs), ``pagerank`` scikit-network's ``PageRankClassifier()`` on the same graph in the
+same run (its defaults: one worker process); ``--methods`` adds ``askls_large``
+(``preset="large"``), ``askls_paper`` and ``pagerank_all_cores`` (``n_jobs=-1``).
 
-Usage: python benchmarks/bench_scale.py [--max-nodes 1000000] [--skip askls_paper@1000000]
+Every (graph, method) runs in its own subprocess; the libraries are imported before the
+clock starts, which then covers fit and predict. Reported per run: seconds, the peak
+resident memory of the process (``ru_maxrss``, graph included) and of its largest child
+(PageRank's worker), the 1-minute load average before it (the machine is shared) and the
+accuracy; ``--repeat`` runs the methods of a graph that many times in turn, and the
+table gives the median time and the median ratio to PageRank of the same rounds.
+10^7 nodes (10^8 edges) run only with ``--max-nodes 10000000`` and when the machine has
+the memory (``--min-free-gib``). Progress bars of the long steps go to the terminal
+unless ``--quiet``.
+
+Usage: python benchmarks/bench_scale.py [--max-nodes 1000000] [--repeat 3] [--features]
 """
 
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 from pathlib import Path
 
-METHODS = ("pagerank", "pagerank_all_cores", "askls_auto", "askls_large", "askls_default", "askls_paper")
+SIZES = (10_000, 100_000, 1_000_000, 10_000_000)
 
 CHILD = r"""
 import json, resource, sys, time, warnings
 import numpy as np
+from digraph_askls import NodeClassifier
 from digraph_askls.datasets import make_directed_sbm
-n, method = int(sys.argv[1]), sys.argv[2]
+from sknetwork.classification import PageRankClassifier
+
+n, method, n_features, signal, quiet = (int(sys.argv[1]), sys.argv[2], int(sys.argv[3]),
+                                        float(sys.argv[4]), sys.argv[5] == "1")
 adjacency, labels = make_directed_sbm(n, 10, 10, p_in=0.5, random_state=0)
+features = None
+if n_features:
+    rng = np.random.default_rng(1)
+    centers = rng.standard_normal((10, n_features))
+    features = (signal * centers[labels]
+                + rng.standard_normal((n, n_features), dtype=np.float32)).astype(np.float32)
 rng = np.random.default_rng(0)
 test = rng.permutation(n)[: int(0.4 * n)]
 seeds = labels.copy()
@@ -36,73 +55,119 @@ seeds[test] = -1
 warnings.simplefilter("ignore")
 start = time.perf_counter()
 if method.startswith("pagerank"):
-    from sknetwork.classification import PageRankClassifier
     model = PageRankClassifier(n_jobs=-1 if method == "pagerank_all_cores" else None)
     model.fit(adjacency, seeds)
     predicted = np.asarray(model.predict())[test]
+    preset = "-"
 else:
-    from digraph_askls import NodeClassifier
-    preset = {"askls_paper": "paper", "askls_large": "large", "askls_default": None,
-              "askls_auto": "auto"}[method]
-    model = NodeClassifier(preset=preset, random_state=0).fit(adjacency, seeds)
+    preset = {"askls": "auto", "askls_large": "large", "askls_paper": "paper"}[method]
+    model = NodeClassifier(preset=preset, random_state=0, verbose=not quiet)
+    model.fit(adjacency, seeds, features=features)
     predicted = model.predict(test)
-    resolved = model.preset_
+    preset = f"{model.preset_}/{model.selection_['engine']}"
 seconds = time.perf_counter() - start
-resolved = locals().get("resolved", "-")
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20   # KiB -> GiB
-print(json.dumps(dict(seconds=seconds, peak_gib=peak, preset=resolved,
-                      accuracy=float(np.mean(predicted == labels[test])))))
+usage = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20        # KiB -> GiB
+children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
+print(json.dumps(dict(seconds=seconds, peak_gib=usage, peak_child_gib=children,
+                      preset=preset, accuracy=float(np.mean(predicted == labels[test])))))
 """
+
+
+def available_gib():
+    """MemAvailable of /proc/meminfo in GiB (None elsewhere)."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) / 2**20
+    except OSError:
+        return None
+    return None
+
+
+def run_child(n, method, n_features, args):
+    load = os.getloadavg()[0]
+    command = [sys.executable, "-c", CHILD, str(n), method, str(n_features),
+               str(args.signal), "1" if args.quiet else "0"]
+    try:
+        done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True,
+                              timeout=args.timeout)
+        return dict(load_before=load, **json.loads(done.stdout.splitlines()[-1]))
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        return dict(load_before=load, error=type(exc).__name__)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-nodes", type=int, default=1_000_000)
+    parser.add_argument("--min-nodes", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--methods", nargs="*", default=[],
+                        help="more methods: askls_large askls_paper pagerank_all_cores")
+    parser.add_argument("--features", action="store_true",
+                        help="also the graphs with node attributes")
+    parser.add_argument("--feature-max-nodes", type=int, default=1_000_000)
+    parser.add_argument("--n-features", type=int, default=128)
+    parser.add_argument("--signal", type=float, default=0.15)
     parser.add_argument("--timeout", type=float, default=3600)
+    parser.add_argument("--min-free-gib", type=float, default=18.0,
+                        help="memory needed before a 10^7-node run")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.add_argument("--out", default="docs/results/bench_scale.json")
-    parser.add_argument("--skip", nargs="*", default=[],
-                        help="method@nodes pairs not to run, e.g. askls_paper@1000000")
     args = parser.parse_args()
-    rows = []
-    print(f"{'nodes':>8} {'method':>18} {'preset':>7} {'seconds':>9} {'peak GiB':>9} "
-          f"{'accuracy':>9} {'/ PageRank':>11} {'/ PR all cores':>15} {'load':>5}")
-    for n in [n for n in (10_000, 100_000, 1_000_000) if n <= args.max_nodes]:
-        batch = []
-        for method in METHODS:
-            if f"{method}@{n}" in args.skip:
-                batch.append(dict(n_nodes=n, method=method, error="skipped"))
+    methods = ["pagerank", "askls", *args.methods]
+    graphs = [(n, 0) for n in SIZES if args.min_nodes <= n <= args.max_nodes]
+    if args.features:
+        graphs += [(n, args.n_features) for n in SIZES
+                   if args.min_nodes <= n <= min(args.max_nodes, args.feature_max_nodes)]
+    rows, table = [], []
+    for n, n_features in graphs:
+        if n >= 10_000_000:
+            free = available_gib()
+            print(f"memory available before 10^7 nodes: {free:.1f} GiB", flush=True)
+            if free is not None and free < args.min_free_gib:
+                print(f"skipped: less than {args.min_free_gib} GiB available", flush=True)
                 continue
-            load = os.getloadavg()[0]
-            try:
-                done = subprocess.run([sys.executable, "-c", CHILD, str(n), method],
-                                      capture_output=True, text=True, check=True,
-                                      timeout=args.timeout)
-                row = dict(n_nodes=n, method=method, load_before=load,
-                           **json.loads(done.stdout.splitlines()[-1]))
-            except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
-                row = dict(n_nodes=n, method=method, load_before=load,
-                           error=type(exc).__name__)
-            batch.append(row)
-        base = next((r.get("seconds") for r in batch if r["method"] == "pagerank"), None)
-        cores = next((r.get("seconds") for r in batch
-                      if r["method"] == "pagerank_all_cores"), None)
-        for row in batch:
-            if "seconds" in row and base:
-                row["time_ratio_vs_pagerank"] = row["seconds"] / base
-                if cores:
-                    row["time_ratio_vs_pagerank_all_cores"] = row["seconds"] / cores
-                print(f"{n:8d} {row['method']:>18} {str(row['preset']):>7} "
-                      f"{row['seconds']:9.2f} {row['peak_gib']:9.2f} {row['accuracy']:9.3f} "
-                      f"{row['time_ratio_vs_pagerank']:11.2f} "
-                      f"{row.get('time_ratio_vs_pagerank_all_cores', float('nan')):15.2f} "
-                      f"{row['load_before']:5.1f}", flush=True)
-            else:
-                print(f"{n:8d} {row['method']:>18} failed: {row.get('error')}", flush=True)
-        rows.extend(batch)
+        runs = {method: [] for method in methods}
+        for round_ in range(args.repeat):
+            for method in methods:
+                if method == "askls_paper" and n >= 1_000_000:
+                    continue
+                row = dict(n_nodes=n, n_features=n_features, method=method, round=round_,
+                           **run_child(n, method, n_features, args))
+                runs[method].append(row)
+                rows.append(row)
+                status = (f"{row['seconds']:.2f} s, {row['peak_gib']:.2f} GiB, "
+                          f"accuracy {row['accuracy']:.4f}" if "seconds" in row
+                          else row["error"])
+                print(f"{n:>9} x {n_features:>3} {method:>18} round {round_}: {status} "
+                      f"(load {row['load_before']:.1f})", flush=True)
+        base = [r.get("seconds") for r in runs["pagerank"]]
+        for method in methods:
+            done = [r for r in runs[method] if "seconds" in r]
+            if not done:
+                continue
+            ratios = [r["seconds"] / b for r, b in zip(runs[method], base)
+                      if "seconds" in r and b]
+            table.append(dict(
+                n_nodes=n, n_features=n_features, method=method, preset=done[0]["preset"],
+                seconds=statistics.median(r["seconds"] for r in done),
+                ratio=statistics.median(ratios) if ratios else None,
+                ratios=ratios, peak_gib=max(r["peak_gib"] for r in done),
+                peak_child_gib=max(r["peak_child_gib"] for r in done),
+                accuracy=statistics.median(r["accuracy"] for r in done)))
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(dict(avg_degree=10, n_classes=10, p_in=0.5,
-                                       labelled=0.6, rows=rows), indent=2))
+        out.write_text(json.dumps(dict(avg_degree=10, n_classes=10, p_in=0.5, labelled=0.6,
+                                       signal=args.signal, repeat=args.repeat,
+                                       summary=table, runs=rows), indent=2) + "\n")
+    print("\n| nodes | features | method | preset/engine | seconds | / PageRank | "
+          "peak GiB (child) | accuracy |\n|---|---|---|---|---|---|---|---|")
+    for row in table:
+        ratio = "-" if row["ratio"] is None else f"{row['ratio']:.2f}"
+        print(f"| {row['n_nodes']:,} | {row['n_features'] or '-'} | {row['method']} | "
+              f"{row['preset']} | {row['seconds']:.2f} | {ratio} | {row['peak_gib']:.2f} "
+              f"({row['peak_child_gib']:.2f}) | {row['accuracy']:.4f} |")
     print(f"written {args.out}")
 
 

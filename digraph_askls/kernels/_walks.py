@@ -234,8 +234,9 @@ class WalkSeriesKernel(LinearOperator):
             if first:
                 Z[lo:hi] = base[lo:hi]
             else:
-                part = S[lo:hi] * (scale[lo:hi] if inverse is not None else scale)
-                np.add(part, base[lo:hi], out=Z[lo:hi])
+                np.multiply(S[lo:hi], scale[lo:hi] if inverse is not None else scale,
+                            out=Z[lo:hi])
+                Z[lo:hi] += base[lo:hi]
             if self._loop:
                 S[lo:hi] = Z[lo:hi]
             else:
