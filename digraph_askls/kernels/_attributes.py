@@ -16,12 +16,12 @@ import numbers
 
 import numpy as np
 from scipy import sparse
-from scipy.sparse.linalg import LinearOperator
 from sklearn.preprocessing import normalize
 
 from digraph_askls._memory import available_memory, check_dense_allocation
 from digraph_askls.graph import get_adjacency
 from digraph_askls.graph._features import check_features
+from digraph_askls.kernels._operator import KernelOperator
 
 __all__ = ["PROPAGATIONS", "PropagatedFeatureKernel", "get_attribute_kernel"]
 
@@ -108,7 +108,7 @@ def get_attribute_kernel(adjacency, features, hops=5, propagation="undirected",
                                    renormalize)
 
 
-class PropagatedFeatureKernel(LinearOperator):
+class PropagatedFeatureKernel(KernelOperator):
     """``K = sum_b w_b^2 (L_b X)(R_b X)^T`` over the blocks, restricted to ``rows, cols``.
 
     Block 0 is ``X`` itself (weight ``self_weight``); then, for each chain ``(L, R)`` of
@@ -166,7 +166,7 @@ class PropagatedFeatureKernel(LinearOperator):
         self.rows = np.arange(n) if rows is None else np.asarray(rows)
         self.cols = np.arange(n) if cols is None else np.asarray(cols)
         self._norms = {} if _norms is None else _norms   # shared by restrictions
-        super().__init__(dtype=np.dtype(np.float64), shape=(self.rows.size, self.cols.size))
+        super().__init__((self.rows.size, self.cols.size))
 
     # ---- structure ------------------------------------------------------------------
     def _blocks(self):
@@ -349,21 +349,7 @@ class PropagatedFeatureKernel(LinearOperator):
             result += weight ** 2 * current
         return result[out_index]
 
-    def _matmat(self, Z):
-        return self._apply(Z, transpose=False)
-
-    def _rmatmat(self, Z):
-        return self._apply(Z, transpose=True)
-
-    def _matvec(self, z):
-        return self._matmat(np.reshape(z, (-1, 1)))[:, 0]
-
-    def _rmatvec(self, z):
-        return self._rmatmat(np.reshape(z, (-1, 1)))[:, 0]
-
     def _adjoint(self):
         return PropagatedFeatureKernel(self.features, [(r, l) for l, r in self.chains],
                                        self.hops, self.self_weight, self.renormalize,
                                        self.cols, self.rows)
-
-    _transpose = _adjoint
