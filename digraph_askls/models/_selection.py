@@ -25,13 +25,19 @@ from ..linalg import SingularSystemError
 from ._askls import AsKLSClassifier
 from ._loo import blend_score, loo_accuracy, spectral_of, stacking_score
 
-__all__ = ["SPECTRAL_MAX_TRAIN", "as_recipes", "default_kernels", "select_kernel"]
+__all__ = ["AUTO_STACKING_MIN", "SPECTRAL_MAX_TRAIN", "as_recipes", "default_kernels",
+           "select_kernel"]
 
 logger = logging.getLogger(__name__)
 
 #: Largest number of labelled nodes whose dense training kernel is decomposed for the
 #: leave-one-out selection (an SVD of this size takes about 10 s on 2 cores).
 SPECTRAL_MAX_TRAIN = 5000
+
+#: ``merge="auto"`` stacks only when every class has at least this many labelled nodes;
+#: below, a stacker learns from too few out-of-sample scores per class, and the views
+#: are averaged (the paper's merge).
+AUTO_STACKING_MIN = 5
 
 #: With stacking merges, the final model stacks the leave-one-out scores.
 _LOO_MERGES = {"joint": "joint_loo", "stack": "stack_loo", "blend": "blend_loo"}
@@ -134,6 +140,15 @@ def _fixed(recipe, build, train_codes, train, gamma, estimator_params, operator)
     return kernel, estimator, selection, rows
 
 
+def _resolve_auto(estimator_params, train_codes):
+    """``merge="auto"`` is stacking, unless some class has too few labelled nodes."""
+    if estimator_params["merge"] != "auto":
+        return estimator_params
+    if np.bincount(train_codes).min() < AUTO_STACKING_MIN:
+        return dict(estimator_params, merge="average")
+    return estimator_params
+
+
 def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
                   operator=None):
     """Score every (recipe, gamma) on the labelled nodes and fit the best one.
@@ -151,7 +166,8 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
     estimator_params : dict
         Parameters of :class:`AsKLSClassifier` (``merge``, ``solver``, ``n_folds`` ...).
         ``merge="auto"`` ranks with the joint stacker, then blends it with the calibrated
-        mean view (``"blend"``) if that scores better at the winner.
+        mean view (``"blend"``) if that scores better at the winner; with fewer than
+        :data:`AUTO_STACKING_MIN` labelled nodes in some class it averages the views.
     operator : callable, optional
         Applied to the training kernel when there is one configuration only (see
         :class:`~digraph_askls.NodeClassifier`).
@@ -167,6 +183,7 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
         ``kernel``, ``gamma``, ``engine``, ``mean_test_score``, ``fit_time`` (s),
         ``rank_test_score``, one entry per (recipe, gamma).
     """
+    estimator_params = _resolve_auto(estimator_params, train_codes)
     grids = [gamma_grid(recipe) if gammas is None else tuple(np.atleast_1d(gammas))
              for recipe in recipes]
     if len(recipes) == 1 and len(grids[0]) == 1:
