@@ -48,7 +48,8 @@ def _mean_operator(links, self_loops):
 
 
 def get_attribute_kernel(adjacency, features, hops=5, propagation="undirected",
-                         self_weight=1.0, renormalize=False, self_loops=True):
+                         self_weight=1.0, renormalize=False, self_loops=True,
+                         dtype=np.float64):
     """Return the linear kernel of features propagated along the graph.
 
     Parameters
@@ -73,6 +74,9 @@ def get_attribute_kernel(adjacency, features, hops=5, propagation="undirected",
         Average over the node and its neighbours (as graph convolutions do), or over the
         neighbours alone, which keeps a node's own features apart from its
         neighbourhood's: better where neighbours differ from the node (web pages).
+    dtype : {numpy.float64, numpy.float32}, default=numpy.float64
+        Precision of the propagation steps of dense blocks (see
+        :class:`PropagatedFeatureKernel`).
 
     Returns
     -------
@@ -102,4 +106,4 @@ def get_attribute_kernel(adjacency, features, hops=5, propagation="undirected",
                 steps[name] = _mean_operator(links[name], self_loops)
     chains = [(steps[left], steps[right]) for left, right in _CHAINS[propagation]]
     return PropagatedFeatureKernel(normalize(X, norm="l2"), chains, hops, self_weight,
-                                   renormalize)
+                                   renormalize, dtype=dtype)

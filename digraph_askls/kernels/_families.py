@@ -106,16 +106,18 @@ class AttributeKernel(GraphKernel):
     gammas = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
 
     def __init__(self, hops=5, propagation="undirected", self_weight=1.0, renormalize=False,
-                 self_loops=True):
+                 self_loops=True, dtype="float32"):
         self.hops = hops
         self.propagation = propagation
         self.self_weight = self_weight
         self.renormalize = renormalize
         self.self_loops = self_loops
+        self.dtype = dtype
 
     def _build(self, adjacency, features):
         return get_attribute_kernel(adjacency, features, self.hops, self.propagation,
-                                    self.self_weight, self.renormalize, self.self_loops)
+                                    self.self_weight, self.renormalize, self.self_loops,
+                                    self.dtype)
 
 
 class RoleKernel(GraphKernel):
