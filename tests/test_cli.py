@@ -77,7 +77,7 @@ def test_run_uses_the_fixed_splits_and_attributes_and_names_the_kernel(shared_da
     assert cli.main(["run", *data]) == 0
     out = capsys.readouterr().out
     assert "1703 attributes" in out and "2 of the dataset's fixed splits" in out
-    assert "kernel selected: AttributeKernel (in 2 of 2 splits)" in out
+    assert "kernel selected: AttributeKernel(" in out and "(in 2 of 2 splits)" in out
     assert cli.main(["run", *data, "--no-features", "--splits", "random"]) == 0
     out = capsys.readouterr().out
     assert "no attributes" in out and "2 random 60/40 splits" in out

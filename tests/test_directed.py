@@ -93,7 +93,7 @@ def test_protocol_on_a_tiny_graph_in_memory(tiny_rows):
     default = tiny["AsK-LS default"]
     assert default["features"] and sum(default["selected_families"].values()) == 2
     assert len(default["selected_gammas"]) == 2
-    assert tiny["AsK-LS attribute"]["selected_families"] == {"AttributeKernel": 2}
+    assert tiny["AsK-LS attribute"]["selected_families"] == {"AttributeKernel()": 2}
     assert tiny["PageRank directed"]["selected_families"] is None
     assert not tiny["PageRank undirected"]["features"]
     assert default["accuracy_mean"] >= max(tiny[peer]["accuracy_mean"] for peer in PEERS)

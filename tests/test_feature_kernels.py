@@ -103,6 +103,20 @@ def test_attribute_kernel_is_the_naive_formula_every_way(propagation, renormaliz
     np.testing.assert_allclose(block.maps_transpose_dot(Z, "target"), V.T @ Z, atol=1e-12)
 
 
+@pytest.mark.parametrize("propagation", ["undirected", "directed"])
+def test_float32_steps_round_the_dense_blocks_only(propagation):
+    A = random_digraph(seed=6)
+    X = np.random.default_rng(3).random((A.shape[0], 7))
+    exact = get_attribute_kernel(A, X, hops=3, propagation=propagation)
+    fast = get_attribute_kernel(A, X, hops=3, propagation=propagation, dtype=np.float32)
+    rows = np.arange(0, A.shape[0], 2)
+    np.testing.assert_allclose(fast.restrict(rows, rows)._through_gram(),
+                               exact.restrict(rows, rows)._through_gram(), rtol=1e-5,
+                               atol=1e-6)
+    block = fast.restrict(rows, rows)._through_gram()
+    assert propagation == "directed" or np.array_equal(block, block.T)
+
+
 def test_sparse_and_dense_features_give_the_same_attribute_kernel():
     A = random_digraph(seed=3)
     X = sp.random(A.shape[0], 20, density=0.2, random_state=0, format="csr")

@@ -200,3 +200,51 @@ def test_vector_kernel_classifier_on_ties_and_constant_columns(kernel, data):
         clf = AsKLSClassifier(kernel=kernel).fit(X, y)
         assert np.all(np.isfinite(clf.decision_function(X)))
         assert set(clf.predict(X).tolist()) <= {"a", "b"}
+
+
+@st.composite
+def node_features(draw, n):
+    """Features of ``n`` nodes in one of several forms, and whether they are valid."""
+    from hypothesis.extra.numpy import arrays
+
+    d = draw(st.integers(1, 4))
+    kind = draw(st.sampled_from(["dense", "sparse", "constant columns", "zero rows", "nan",
+                                 "inf", "wrong rows"]))
+    values = st.sampled_from([0.0, 1.0, 2.0, -0.5, 1e-9])
+    X = draw(arrays(np.float64, (n, d), elements=values))
+    if kind == "constant columns":
+        X[:, :] = X[:1, :] if n else X
+    elif kind == "zero rows" and n:
+        X[::2] = 0.0
+    elif kind == "nan" and n:
+        X[0, 0] = np.nan
+    elif kind == "inf" and n:
+        X[-1, -1] = np.inf
+    elif kind == "wrong rows":
+        X = np.vstack([X, np.ones((1, d))])
+    if kind == "sparse":
+        X = sparse.csr_array(X)
+    return X, kind not in ("nan", "inf", "wrong rows")
+
+
+@pytest.mark.timeout(60)
+@settings(SETTINGS, max_examples=40)
+@given(data=st.data())
+def test_node_classifier_with_random_features_fits_or_says_why(data):
+    # Features in every form, bad ones included: the default's selection (attribute,
+    # walk and link-profile kernels) either says why it cannot fit or predicts every
+    # node with finite scores.
+    graph, nodes, keywords, valid = data.draw(digraphs())
+    labels, classes = data.draw(labellings(nodes))
+    X, valid_features = data.draw(node_features(len(nodes)))
+    clf = _fit_or_raise(lambda: NodeClassifier(random_state=0), graph, nodes,
+                        dict(keywords, features=X), valid and valid_features, labels,
+                        classes)
+    if clf is None:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _check_predictions(clf, nodes)
+        assert np.all(np.isfinite(clf.decision_function()))
+        if clf.estimator_.merge != "average":      # too few labelled nodes: no stacker
+            assert np.all(np.isfinite(clf.predict_proba(nodes)))

@@ -185,18 +185,21 @@ class TrialResults:
 
 
 def kernel_family(recipe):
-    """A short name of a kernel recipe's family: its class name, the registry name of a
-    kernel given by name (``"ppr"``), or its parts' names for a sum.
+    """A short name of a kernel recipe: its repr without default parameters, the registry
+    name of a kernel given by name (``"ppr"``), or its weighted parts for a sum.
 
     Examples
     --------
     >>> from digraph_askls.kernels import RoleKernel, WalkKernel
-    >>> kernel_family(WalkKernel()), kernel_family(WalkKernel() + 0.5 * RoleKernel())
-    ('WalkKernel', 'WalkKernel + RoleKernel')
+    >>> kernel_family(WalkKernel()), kernel_family(WalkKernel() + 0.5 * RoleKernel(bins=8))
+    ('WalkKernel()', 'WalkKernel() + 0.5 RoleKernel(bins=8)')
     """
     if isinstance(recipe, SumKernel):
-        return " + ".join(kernel_family(part) for _, part in recipe.parts)
-    return recipe.name if isinstance(recipe, NamedKernel) else type(recipe).__name__
+        return " + ".join(kernel_family(part) if weight == 1 else
+                          f"{weight:g} {kernel_family(part)}" for weight, part in recipe.parts)
+    if isinstance(recipe, NamedKernel):
+        return recipe.name
+    return " ".join(repr(recipe).split())
 
 
 def _selection(classifier):

@@ -1,29 +1,28 @@
 """kernels layer of digraph_askls: graph kernels, vector kernels, registries, sub-blocks."""
 
 from digraph_askls.kernels._bandwidth import get_median_bandwidth
-from digraph_askls.kernels._attributes import (
-    PROPAGATIONS,
-    PropagatedFeatureKernel,
-    get_attribute_kernel,
-)
+from digraph_askls.kernels._attributes import PROPAGATIONS, get_attribute_kernel
 from digraph_askls.kernels._factored import FactoredKernel, stack_factored
 from digraph_askls.kernels._graph import get_in_degree_kernel, get_symmetrized_kernel
 from digraph_askls.kernels._kl import DiagonalGMMs, get_gmm_kl_divergences, kl_gmm_kernel
 from digraph_askls.kernels._registry import KERNELS, get_graph_kernel, register_graph_kernel
 from digraph_askls.kernels._power import ElementwisePowerKernel
 from digraph_askls.kernels._profiles import HadamardPowerKernel, get_link_profile_kernel
+from digraph_askls.kernels._propagated import PropagatedFeatureKernel
 from digraph_askls.kernels._restrict import dense_block, restrict_kernel
 from digraph_askls.kernels._roles import ROLE_FEATURES, get_role_features, get_role_kernel
-from digraph_askls.kernels._specs import (
+from digraph_askls.kernels._families import (
     AttributeKernel,
-    GraphKernel,
     InDegreeKernel,
     LinkProfileKernel,
+    RoleKernel,
+    WalkKernel,
+)
+from digraph_askls.kernels._specs import (
+    GraphKernel,
     NamedKernel,
     PowerKernel,
-    RoleKernel,
     SumKernel,
-    WalkKernel,
     gamma_grid,
 )
 from digraph_askls.kernels._sum import KernelSum, get_kernel_sum

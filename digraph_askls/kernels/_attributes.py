@@ -12,19 +12,15 @@ per block) or through the Gram matrix ``X X^T`` carried along the steps (``O(nnz
 per step, when ``n x n`` fits in memory).
 """
 
-import numbers
-
 import numpy as np
 from scipy import sparse
-from scipy.sparse.linalg import LinearOperator
 from sklearn.preprocessing import normalize
 
-from digraph_askls._memory import available_memory, check_dense_allocation
 from digraph_askls.graph import get_adjacency
 from digraph_askls.graph._features import check_features
-from digraph_askls.kernels._hops import threaded_product
+from digraph_askls.kernels._propagated import PropagatedFeatureKernel
 
-__all__ = ["PROPAGATIONS", "PropagatedFeatureKernel", "get_attribute_kernel"]
+__all__ = ["PROPAGATIONS", "get_attribute_kernel"]
 
 #: How features travel. ``"undirected"``: the mean over all neighbours;
 #: ``"out"`` / ``"in"``: over the nodes a node links to / that link to it; ``"both"``:
@@ -52,7 +48,8 @@ def _mean_operator(links, self_loops):
 
 
 def get_attribute_kernel(adjacency, features, hops=5, propagation="undirected",
-                         self_weight=1.0, renormalize=False, self_loops=True):
+                         self_weight=1.0, renormalize=False, self_loops=True,
+                         dtype=np.float64):
     """Return the linear kernel of features propagated along the graph.
 
     Parameters
@@ -77,6 +74,9 @@ def get_attribute_kernel(adjacency, features, hops=5, propagation="undirected",
         Average over the node and its neighbours (as graph convolutions do), or over the
         neighbours alone, which keeps a node's own features apart from its
         neighbourhood's: better where neighbours differ from the node (web pages).
+    dtype : {numpy.float64, numpy.float32}, default=numpy.float64
+        Precision of the propagation steps of dense blocks (see
+        :class:`PropagatedFeatureKernel`).
 
     Returns
     -------
@@ -106,266 +106,4 @@ def get_attribute_kernel(adjacency, features, hops=5, propagation="undirected",
                 steps[name] = _mean_operator(links[name], self_loops)
     chains = [(steps[left], steps[right]) for left, right in _CHAINS[propagation]]
     return PropagatedFeatureKernel(normalize(X, norm="l2"), chains, hops, self_weight,
-                                   renormalize)
-
-
-class PropagatedFeatureKernel(LinearOperator):
-    """``K = sum_b w_b^2 (L_b X)(R_b X)^T`` over the blocks, restricted to ``rows, cols``.
-
-    Block 0 is ``X`` itself (weight ``self_weight``); then, for each chain ``(L, R)`` of
-    one-step operators and ``h = 1..hops``, the block ``(L^h X, R^h X)`` (weight 1). All
-    weights are divided by the square root of the number of blocks. With
-    ``renormalize`` every propagated block has unit rows.
-
-    Parameters
-    ----------
-    features : ndarray or sparse matrix of shape (n, d)
-    chains : list of (sparse matrix, sparse matrix)
-        One step of the source and of the target map of each chain (the same object for
-        a symmetric chain).
-    hops : int >= 0
-    self_weight : float >= 0
-    renormalize : bool
-    rows, cols : array of int, optional
-        The block of the kernel this operator stands for (default: all nodes).
-
-    Attributes
-    ----------
-    n_features : int
-        The length of the explicit maps.
-    feature_names : list of str
-        ``"x:<j>"`` for the own features, ``"c<chain>h<h>:<j>"`` for propagated ones.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from scipy import sparse
-    >>> from digraph_askls.kernels import PropagatedFeatureKernel
-    >>> step = sparse.csr_array(np.array([[0.5, 0.5], [0.5, 0.5]]))
-    >>> K = PropagatedFeatureKernel(np.eye(2), [(step, step)], hops=1)
-    >>> K.to_dense()
-    array([[0.75, 0.25],
-           [0.25, 0.75]])
-    >>> U, V = K.factors()
-    >>> bool(np.allclose(U @ V.T, K.to_dense()))
-    True
-    """
-
-    def __init__(self, features, chains, hops=5, self_weight=1.0, renormalize=False,
-                 rows=None, cols=None, _norms=None):
-        if not isinstance(hops, numbers.Integral) or isinstance(hops, bool) or hops < 0:
-            raise ValueError(f"hops must be an integer >= 0, got {hops!r}")
-        if not isinstance(self_weight, numbers.Real) or not np.isfinite(self_weight) \
-                or self_weight < 0:
-            raise ValueError(f"self_weight must be a finite number >= 0, got {self_weight!r}")
-        n = features.shape[0]
-        self.features = features
-        self.chains = [tuple(chain) for chain in chains]
-        self.hops = int(hops)
-        self.self_weight = float(self_weight)
-        self.renormalize = bool(renormalize)
-        self.rows = np.arange(n) if rows is None else np.asarray(rows)
-        self.cols = np.arange(n) if cols is None else np.asarray(cols)
-        self._norms = {} if _norms is None else _norms   # shared by restrictions
-        super().__init__(dtype=np.dtype(np.float64), shape=(self.rows.size, self.cols.size))
-
-    # ---- structure ------------------------------------------------------------------
-    def _blocks(self):
-        """``(weight, chain index or None, hops)`` of every block."""
-        blocks = [(self.self_weight, None, 0)]
-        blocks += [(1.0, c, h) for c in range(len(self.chains))
-                   for h in range(1, self.hops + 1)]
-        scale = 1.0 / np.sqrt(len(blocks))
-        return [(w * scale, c, h) for w, c, h in blocks]
-
-    @property
-    def n_features(self):
-        return self.features.shape[1] * len(self._blocks())
-
-    @property
-    def feature_names(self):
-        d = self.features.shape[1]
-        return [f"x:{j}" if c is None else f"c{c}h{h}:{j}"
-                for _, c, h in self._blocks() for j in range(d)]
-
-    @property
-    def is_symmetric(self):
-        return (all(left is right for left, right in self.chains)
-                and np.array_equal(self.rows, self.cols))
-
-    def restrict(self, rows, cols):
-        """The block ``K[rows][:, cols]`` (lazy, of the same kind)."""
-        return PropagatedFeatureKernel(self.features, self.chains, self.hops,
-                                       self.self_weight, self.renormalize, self.rows[rows],
-                                       self.cols[cols], self._norms)
-
-    def _side(self, chain, side):
-        """The one-step operator of a chain on a side (0: source, 1: target)."""
-        return None if chain is None else self.chains[chain][side]
-
-    def _propagated(self, step, hops):
-        """``P^h X`` for ``h = 0..hops`` as dense arrays (one at a time)."""
-        current = self.features
-        for hop in range(hops + 1):
-            if hop:
-                current = threaded_product(step, current.toarray()
-                                           if sparse.issparse(current) else current)
-            yield current
-
-    def _row_scales(self, chain, side, hops):
-        """``1 / ||(P^h X)_i||`` of every node (1 without renormalisation), cached."""
-        if not self.renormalize or chain is None:
-            return None
-        key = (chain, side, hops)
-        if key not in self._norms:
-            step = self._side(chain, side)
-            for hop, block in enumerate(self._propagated(step, hops)):
-                norms = np.sqrt(np.asarray(block.multiply(block).sum(axis=1)).ravel()
-                                if sparse.issparse(block) else np.einsum("ij,ij->i", block,
-                                                                         block))
-                self._norms[(chain, side, hop)] = np.divide(
-                    1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-        return self._norms[key]
-
-    # ---- explicit maps --------------------------------------------------------------
-    def _map_blocks(self, side, index):
-        """The blocks of the source (0) or target (1) map on the nodes ``index``."""
-        blocks = self._blocks()
-        own = self.features[index]
-        yield blocks[0][0] * (own.toarray() if sparse.issparse(own) else np.asarray(own))
-        for chain in range(len(self.chains)):
-            propagated = self._propagated(self._side(chain, side), self.hops)
-            next(propagated)                                   # hop 0: the features
-            for hop, block in enumerate(propagated, start=1):
-                block = np.asarray(block[index])
-                scales = self._row_scales(chain, side, hop)
-                if scales is not None:
-                    block = block * scales[index][:, None]
-                yield blocks[1 + chain * self.hops + hop - 1][0] * block
-
-    def factors(self):
-        """The explicit maps ``(U, V)`` of the block, each (n_rows or n_cols, n_features)."""
-        check_dense_allocation((self.rows.size + self.cols.size, self.n_features),
-                               what="the explicit maps of the attribute kernel",
-                               remedy="use fewer hops or fewer features")
-        U = np.hstack(list(self._map_blocks(0, self.rows)))
-        if self.is_symmetric:
-            return U, U
-        return U, np.hstack(list(self._map_blocks(1, self.cols)))
-
-    def maps_transpose_dot(self, Z, side="source"):
-        """``U^T Z`` (``side="source"``) or ``V^T Z``, without forming the maps.
-
-        ``(P^h X)[index]^T Z = X^T (P^T)^h Z`` with ``Z`` scattered onto all nodes: one
-        sparse product per hop. These are the primal weights of dual coefficients ``Z``.
-        """
-        position = 0 if side == "source" else 1
-        index = self.rows if position == 0 else self.cols
-        Z = np.asarray(Z, dtype=np.float64)
-        full = np.zeros((self.features.shape[0], Z.shape[1]))
-        np.add.at(full, index, Z)
-        blocks = []
-        for weight, chain, hops in self._blocks():
-            current = full
-            scales = self._row_scales(chain, position, hops)
-            if scales is not None:
-                current = current * scales[:, None]
-            if chain is not None:
-                step_t = sparse.csr_array(self._side(chain, position).T)
-                for _ in range(hops):
-                    current = threaded_product(step_t, current)
-            blocks.append(weight * np.asarray(self.features.T @ current))
-        return np.vstack(blocks)
-
-    # ---- dense blocks ---------------------------------------------------------------
-    def _gram_is_cheaper(self):
-        n = self.features.shape[0]
-        steps_nnz = sum(left.nnz + right.nnz for left, right in self.chains)
-        through_maps = self.rows.size * self.cols.size * self.n_features
-        through_gram = n * n * (2 + 3 * len(self.chains) * self.hops) + steps_nnz * n * self.hops
-        room = available_memory()
-        fits = room is None or 4 * 8 * n * n < room
-        return fits and through_gram < through_maps
-
-    def to_dense(self):
-        """The block as a dense array, built the cheaper way (guarded against memory)."""
-        check_dense_allocation(self.shape, what="a dense block of the attribute kernel",
-                               remedy="use the explicit maps (factors) or the iterative "
-                                      "solvers")
-        if self._gram_is_cheaper():
-            return self._through_gram()
-        out = np.zeros(self.shape)
-        for left, right in zip(self._map_blocks(0, self.rows), self._map_blocks(1, self.cols)):
-            out += left @ right.T
-        return out
-
-    def _through_gram(self):
-        """``sum_b w_b^2 D_L L^h G R^hT D_R`` with ``G = X X^T``, chain by chain."""
-        X = self.features
-        gram = X @ X.T
-        gram = gram.toarray() if sparse.issparse(gram) else np.asarray(gram)
-        blocks = self._blocks()
-        total = blocks[0][0] ** 2 * gram
-        for chain, (left, right) in enumerate(self.chains):
-            current = gram
-            for hop in range(1, self.hops + 1):
-                # L C R^T as two row-major sparse products: R (L C)^T, transposed back.
-                current = np.ascontiguousarray((right @ np.ascontiguousarray(
-                    (left @ current).T)).T)
-                weight = blocks[1 + chain * self.hops + hop - 1][0]
-                term = current
-                if self.renormalize:
-                    term = (self._row_scales(chain, 0, hop)[:, None] * current
-                            * self._row_scales(chain, 1, hop)[None, :])
-                total += weight ** 2 * term
-        return total[np.ix_(self.rows, self.cols)]
-
-    # ---- products -------------------------------------------------------------------
-    def _apply(self, Z, transpose):
-        """``K Z`` (or ``K^T Z``), block by block."""
-        out_side, in_side = (1, 0) if transpose else (0, 1)
-        out_index, in_index = (self.cols, self.rows) if transpose else (self.rows, self.cols)
-        n = self.features.shape[0]
-        Z = np.asarray(Z, dtype=np.float64)
-        full = np.zeros((n, Z.shape[1]))
-        np.add.at(full, in_index, Z)
-        X = self.features
-        result = np.zeros_like(full)
-        for weight, chain, hops in self._blocks():
-            current = full
-            scales = self._row_scales(chain, in_side, hops)
-            if scales is not None:
-                current = current * scales[:, None]
-            if chain is not None:
-                step_t = sparse.csr_array(self._side(chain, in_side).T)
-                for _ in range(hops):
-                    current = threaded_product(step_t, current)
-            current = np.asarray(X @ np.asarray(X.T @ current))
-            if chain is not None:
-                step = self._side(chain, out_side)
-                for _ in range(hops):
-                    current = threaded_product(step, current)
-            scales = self._row_scales(chain, out_side, hops)
-            if scales is not None:
-                current = current * scales[:, None]
-            result += weight ** 2 * current
-        return result[out_index]
-
-    def _matmat(self, Z):
-        return self._apply(Z, transpose=False)
-
-    def _rmatmat(self, Z):
-        return self._apply(Z, transpose=True)
-
-    def _matvec(self, z):
-        return self._matmat(np.reshape(z, (-1, 1)))[:, 0]
-
-    def _rmatvec(self, z):
-        return self._rmatmat(np.reshape(z, (-1, 1)))[:, 0]
-
-    def _adjoint(self):
-        return PropagatedFeatureKernel(self.features, [(r, l) for l, r in self.chains],
-                                       self.hops, self.self_weight, self.renormalize,
-                                       self.cols, self.rows)
-
-    _transpose = _adjoint
+                                   renormalize, dtype=dtype)

@@ -4,12 +4,13 @@ import numbers
 
 import numpy as np
 from scipy import sparse
-from scipy.sparse.linalg import LinearOperator
+
+from digraph_askls.kernels._operator import KernelOperator
 
 __all__ = ["FactoredKernel", "stack_factored"]
 
 
-class FactoredKernel(LinearOperator):
+class FactoredKernel(KernelOperator):
     """The kernel ``K(x_i, x_j) = <phi_s(x_i), phi_t(x_j)>`` of explicit feature maps.
 
     Row ``i`` of ``source`` is the source feature map ``phi_s(x_i)`` of sample ``i``, row
@@ -46,7 +47,7 @@ class FactoredKernel(LinearOperator):
         if source.shape[1] != target.shape[1]:
             raise ValueError(f"source and target maps must have the same number of "
                              f"features, got {source.shape[1]} and {target.shape[1]}")
-        super().__init__(dtype=np.dtype(np.float64), shape=(source.shape[0], target.shape[0]))
+        super().__init__((source.shape[0], target.shape[0]))
         self.source = source
         self.target = target
         if feature_names is not None and len(feature_names) != source.shape[1]:
@@ -85,17 +86,9 @@ class FactoredKernel(LinearOperator):
         product = self.source @ self.target.T
         return product.toarray() if sparse.issparse(product) else np.asarray(product)
 
-    def _matmat(self, X):
-        return np.asarray(self.source @ np.asarray(self.target.T @ X))
-
-    def _rmatmat(self, X):
-        return np.asarray(self.target @ np.asarray(self.source.T @ X))
-
-    def _matvec(self, x):
-        return self._matmat(np.reshape(x, (-1, 1)))[:, 0]
-
-    def _rmatvec(self, x):
-        return self._rmatmat(np.reshape(x, (-1, 1)))[:, 0]
+    def _apply(self, X, transpose):
+        left, right = (self.target, self.source) if transpose else (self.source, self.target)
+        return np.asarray(left @ np.asarray(right.T @ X))
 
     def matmat_pair(self, X, Y):
         """Return ``(K @ X, K^T @ Y)``."""
@@ -103,8 +96,6 @@ class FactoredKernel(LinearOperator):
 
     def _adjoint(self):
         return FactoredKernel(self.target, self.source, self.feature_names)
-
-    _transpose = _adjoint
 
 
 def stack_factored(kernels, weights=None):

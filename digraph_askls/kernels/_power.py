@@ -3,15 +3,15 @@
 import numbers
 
 import numpy as np
-from scipy.sparse.linalg import LinearOperator
 
 from digraph_askls._memory import check_dense_allocation
+from digraph_askls.kernels._operator import KernelOperator
 from digraph_askls.kernels._restrict import dense_block, restrict_kernel
 
 __all__ = ["ElementwisePowerKernel"]
 
 
-class ElementwisePowerKernel(LinearOperator):
+class ElementwisePowerKernel(KernelOperator):
     """``K^p`` entry by entry: the kernel of the ``p``-fold tensor products of the maps.
 
     If ``K = U V^T`` then ``K^p = (U^{(x)p}) (V^{(x)p})^T`` with row-wise tensor powers, a
@@ -40,7 +40,7 @@ class ElementwisePowerKernel(LinearOperator):
     def __init__(self, base, power):
         if not isinstance(power, numbers.Integral) or isinstance(power, bool) or power < 1:
             raise ValueError(f"power must be an integer >= 1, got {power!r}")
-        super().__init__(dtype=np.dtype(np.float64), shape=base.shape)
+        super().__init__(base.shape)
         self.base = base
         self.power = int(power)
 
@@ -68,19 +68,5 @@ class ElementwisePowerKernel(LinearOperator):
             out[rows] = block @ X
         return out
 
-    def _matmat(self, X):
-        return self._apply(X, transpose=False)
-
-    def _rmatmat(self, X):
-        return self._apply(X, transpose=True)
-
-    def _matvec(self, x):
-        return self._matmat(np.reshape(x, (-1, 1)))[:, 0]
-
-    def _rmatvec(self, x):
-        return self._rmatmat(np.reshape(x, (-1, 1)))[:, 0]
-
     def _adjoint(self):
         return ElementwisePowerKernel(self.base.T, self.power)
-
-    _transpose = _adjoint

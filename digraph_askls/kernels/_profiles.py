@@ -11,11 +11,11 @@ import numbers
 
 import numpy as np
 from scipy import sparse
-from scipy.sparse.linalg import LinearOperator
 
 from digraph_askls._memory import check_dense_allocation
 from digraph_askls.graph import get_adjacency
 from digraph_askls.kernels._factored import FactoredKernel, stack_factored
+from digraph_askls.kernels._operator import KernelOperator
 
 __all__ = ["HadamardPowerKernel", "get_link_profile_kernel"]
 
@@ -111,7 +111,7 @@ def get_link_profile_kernel(adjacency, out_weight=1.0, in_weight=0.5, power=2,
     return HadamardPowerKernel(parts, power)
 
 
-class HadamardPowerKernel(LinearOperator):
+class HadamardPowerKernel(KernelOperator):
     """``K = sum_f w_f (U_f V_f^T)^p`` (elementwise power) of sparse maps, never formed whole.
 
     A block ``K[rows][:, cols]`` is the sparse product of the rows of the maps, raised
@@ -149,7 +149,7 @@ class HadamardPowerKernel(LinearOperator):
             if U.shape[0] != n_rows or V.shape[0] != n_cols or U.shape[1] != V.shape[1]:
                 raise ValueError(f"every part must map {n_rows} rows and {n_cols} columns "
                                  f"to one feature space, got {U.shape} and {V.shape}")
-        super().__init__(dtype=np.dtype(np.float64), shape=(n_rows, n_cols))
+        super().__init__((n_rows, n_cols))
         self.parts = parts
         self.power = int(power)
 
@@ -183,19 +183,5 @@ class HadamardPowerKernel(LinearOperator):
             out[lo:hi] = self._block(lo, hi, transpose) @ X
         return out
 
-    def _matmat(self, X):
-        return self._apply(X, transpose=False)
-
-    def _rmatmat(self, X):
-        return self._apply(X, transpose=True)
-
-    def _matvec(self, x):
-        return self._matmat(np.reshape(x, (-1, 1)))[:, 0]
-
-    def _rmatvec(self, x):
-        return self._rmatmat(np.reshape(x, (-1, 1)))[:, 0]
-
     def _adjoint(self):
         return HadamardPowerKernel([(w, V, U) for w, U, V in self.parts], self.power)
-
-    _transpose = _adjoint

@@ -1,4 +1,4 @@
-"""Graph kernels as recipes: small objects that say how to build a kernel on a graph.
+"""Graph kernels as recipes: the base, weighted sums, powers and registry names.
 
 A recipe holds the parameters of one kernel family and builds the kernel on a graph (and
 its node features) with :meth:`GraphKernel.make`. Recipes add up (``a + b``) and scale
@@ -13,16 +13,10 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from digraph_askls.graph import get_adjacency
-from digraph_askls.kernels._attributes import get_attribute_kernel
-from digraph_askls.kernels._graph import get_in_degree_kernel
 from digraph_askls.kernels._power import ElementwisePowerKernel
-from digraph_askls.kernels._profiles import get_link_profile_kernel
-from digraph_askls.kernels._roles import get_role_kernel
 from digraph_askls.kernels._sum import get_kernel_sum
-from digraph_askls.kernels._walks import get_ppr_kernel
 
-__all__ = ["AttributeKernel", "GraphKernel", "InDegreeKernel", "LinkProfileKernel",
-           "NamedKernel", "PowerKernel", "RoleKernel", "SumKernel", "WalkKernel"]
+__all__ = ["GraphKernel", "NamedKernel", "PowerKernel", "SumKernel", "gamma_grid"]
 
 #: Registry names of the walk kernels, which hop in float32 unless told otherwise.
 _WALK_NAMES = ("ppr", "ppr_in", "ppr_out")
@@ -85,131 +79,6 @@ class GraphKernel(BaseEstimator):
 
 def _parts(kernel):
     return list(kernel.parts) if isinstance(kernel, SumKernel) else [(1.0, kernel)]
-
-
-class WalkKernel(GraphKernel):
-    """Truncated personalised-PageRank series of a walk that weighs both directions.
-
-    ``K = sum_{k=1..n_hops} alpha^(k-1) W^k``, ``W = D^-1 (A + beta A^T + I)`` (see
-    :func:`~digraph_askls.kernels.get_ppr_kernel`): nodes are alike when short walks join
-    them. Suits graphs whose links join nodes of the same class (citations).
-
-    Examples
-    --------
-    >>> from digraph_askls.kernels import WalkKernel
-    >>> WalkKernel(beta=1.0).make([(0, 1), (1, 2)]).shape
-    (3, 3)
-    """
-
-    gammas = (0.01, 0.003, 0.03)
-
-    def __init__(self, alpha=0.9, beta=2.0, n_hops=20, dtype="float32"):
-        self.alpha = alpha
-        self.beta = beta
-        self.n_hops = n_hops
-        self.dtype = dtype
-
-    def _build(self, adjacency, features):
-        return get_ppr_kernel(adjacency, alpha=self.alpha, beta=self.beta,
-                              n_hops=self.n_hops, dtype=self.dtype)
-
-
-class InDegreeKernel(GraphKernel):
-    """The paper's in-degree normalised adjacency with self-loops ``D_in^-1 (A + I)``.
-
-    Examples
-    --------
-    >>> from digraph_askls.kernels import InDegreeKernel
-    >>> InDegreeKernel().make([(0, 1)]).toarray()
-    array([[1. , 0. ],
-           [0.5, 0.5]])
-    """
-
-    gammas = (1.0,)
-
-    def _build(self, adjacency, features):
-        return get_in_degree_kernel(adjacency)
-
-
-class LinkProfileKernel(GraphKernel):
-    """Similarity of the nodes' out-link rows and in-link rows, raised to a power.
-
-    See :func:`~digraph_askls.kernels.get_link_profile_kernel`. Suits graphs where a
-    link is not a vote (web pages, Wikipedia): nodes that link to the same pages are
-    alike, whatever the classes of those pages.
-
-    Examples
-    --------
-    >>> from digraph_askls.kernels import LinkProfileKernel
-    >>> LinkProfileKernel(power=1).make([(0, 2), (1, 2)]).shape
-    (3, 3)
-    """
-
-    gammas = (3.0, 10.0, 30.0, 100.0)
-
-    def __init__(self, out_weight=1.0, in_weight=0.5, power=2, normalization="cosine"):
-        self.out_weight = out_weight
-        self.in_weight = in_weight
-        self.power = power
-        self.normalization = normalization
-
-    def _build(self, adjacency, features):
-        return get_link_profile_kernel(adjacency, self.out_weight, self.in_weight,
-                                       self.power, self.normalization)
-
-
-class AttributeKernel(GraphKernel):
-    """Node features averaged over growing neighbourhoods, compared linearly.
-
-    See :func:`~digraph_askls.kernels.get_attribute_kernel`. ``propagation="directed"``
-    gives the asymmetric kernel whose source map travels along out-links and target
-    map along in-links.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from digraph_askls.kernels import AttributeKernel
-    >>> AttributeKernel(hops=2).make([(0, 1), (1, 2)], features=np.eye(3)).n_features
-    9
-    """
-
-    needs_features = True
-    gammas = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
-
-    def __init__(self, hops=5, propagation="undirected", self_weight=1.0, renormalize=False,
-                 self_loops=True):
-        self.hops = hops
-        self.propagation = propagation
-        self.self_weight = self_weight
-        self.renormalize = renormalize
-        self.self_loops = self_loops
-
-    def _build(self, adjacency, features):
-        return get_attribute_kernel(adjacency, features, self.hops, self.propagation,
-                                    self.self_weight, self.renormalize, self.self_loops)
-
-
-class RoleKernel(GraphKernel):
-    """Kernel of structural-role features (degrees, reciprocity, attribute amount).
-
-    See :func:`~digraph_askls.kernels.get_role_kernel`: linear in the standardised
-    features, or, with ``bins``, one-hot in quantile bins of degrees and attribute
-    amount. Uses the node features when given, but does not need them.
-
-    Examples
-    --------
-    >>> from digraph_askls.kernels import RoleKernel
-    >>> RoleKernel().make([(0, 1), (1, 2)]).n_features
-    10
-    """
-
-    gammas = (0.1, 1.0, 10.0)
-
-    def __init__(self, bins=None):
-        self.bins = bins
-
-    def _build(self, adjacency, features):
-        return get_role_kernel(adjacency, features=features, bins=self.bins)
 
 
 class SumKernel(GraphKernel):

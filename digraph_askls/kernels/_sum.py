@@ -7,6 +7,7 @@ from scipy import sparse
 from scipy.sparse.linalg import LinearOperator
 
 from digraph_askls.kernels._factored import FactoredKernel, stack_factored
+from digraph_askls.kernels._operator import KernelOperator
 from digraph_askls.kernels._restrict import dense_block, restrict_kernel
 
 __all__ = ["KernelSum", "get_kernel_sum"]
@@ -46,7 +47,7 @@ def get_kernel_sum(parts):
     return KernelSum(parts)
 
 
-class KernelSum(LinearOperator):
+class KernelSum(KernelOperator):
     """The operator ``sum_f w_f K_f``; blocks and products are those of the parts added.
 
     Examples
@@ -61,7 +62,7 @@ class KernelSum(LinearOperator):
 
     def __init__(self, parts):
         self.parts = [(float(w), k) for w, k in parts]
-        super().__init__(dtype=np.dtype(np.float64), shape=self.parts[0][1].shape)
+        super().__init__(self.parts[0][1].shape)
 
     @property
     def _explicit(self):
@@ -104,22 +105,11 @@ class KernelSum(LinearOperator):
         rows, cols = np.arange(self.shape[0]), np.arange(self.shape[1])
         return sum(w * dense_block(k, rows, cols) for w, k in self.parts)
 
-    def _matmat(self, X):
-        return sum(w * _dot(k, X, False) for w, k in self.parts)
-
-    def _rmatmat(self, X):
-        return sum(w * _dot(k, X, True) for w, k in self.parts)
-
-    def _matvec(self, x):
-        return self._matmat(np.reshape(x, (-1, 1)))[:, 0]
-
-    def _rmatvec(self, x):
-        return self._rmatmat(np.reshape(x, (-1, 1)))[:, 0]
+    def _apply(self, X, transpose):
+        return sum(w * _dot(k, X, transpose) for w, k in self.parts)
 
     def _adjoint(self):
         return KernelSum([(w, k.T) for w, k in self.parts])
-
-    _transpose = _adjoint
 
 
 def _dense(matrix):

@@ -155,10 +155,20 @@ class SpectralAsKLS:
         e = -(g ** 2) * self.s / denominator
         return g, c_minus_g, e
 
+    def _projections(self, top, bottom):
+        """``P^T top`` and ``Q^T bottom``, kept for the next gamma with the same labels."""
+        cached = getattr(self, "_projected", None)
+        if cached is not None and np.array_equal(cached[0], top) and np.array_equal(
+                cached[1], bottom):
+            return cached[2], cached[3]
+        Pt, Qt = self.P.T @ top, self.Q.T @ bottom
+        self._projected = (top, bottom, Pt, Qt)
+        return Pt, Qt
+
     def _apply_inverse(self, coefficients, top, bottom):
         """``H^-1 [top; bottom]`` for blocks of shape (m, k)."""
         g, c_minus_g, e = coefficients
-        Pt, Qt = self.P.T @ top, self.Q.T @ bottom
+        Pt, Qt = self._projections(top, bottom)
         upper = g * top + self.P @ (c_minus_g[:, None] * Pt + e[:, None] * Qt)
         lower = g * bottom + self.Q @ (e[:, None] * Pt + c_minus_g[:, None] * Qt)
         return upper, lower
@@ -210,20 +220,23 @@ class SpectralAsKLS:
         h_aa = g + P2 @ c_minus_g
         h_bb = g + Q2 @ c_minus_g
         h_ab = PQ @ e
-        rows = np.stack([ZEa, ZEb], axis=1)                    # (m, 2 [a, b], 2 [E1, E2])
-        correction = rows @ np.linalg.solve(S, np.swapaxes(rows, 1, 2))
-        B = np.empty((self.n_train, 2, 2))
-        B[:, 0, 0] = h_aa - correction[:, 0, 0]
-        B[:, 1, 1] = h_bb - correction[:, 1, 1]
-        B[:, 0, 1] = h_ab - correction[:, 0, 1]
-        B[:, 1, 0] = h_ab - correction[:, 1, 0]
-        coefficients_at_i = np.stack([dual[0], dual[1]], axis=1)    # (m, 2, k)
-        try:
-            steps = np.linalg.solve(B, coefficients_at_i)
-        except np.linalg.LinAlgError:
+        # The intercepts' rank-2 correction (H^-1 E)_i S^-1 (H^-1 E)_i^T, entry by entry.
+        S_inverse = np.linalg.inv(S)
+        Wa, Wb = ZEa @ S_inverse.T, ZEb @ S_inverse.T            # rows of (H^-1 E) S^-1
+        b_aa = h_aa - np.einsum("ij,ij->i", Wa, ZEa)
+        b_bb = h_bb - np.einsum("ij,ij->i", Wb, ZEb)
+        b_ab = h_ab - np.einsum("ij,ij->i", Wa, ZEb)
+        b_ba = h_ab - np.einsum("ij,ij->i", Wb, ZEa)
+        # Solve each 2x2 block [[b_aa, b_ab], [b_ba, b_bb]] against (a~_i, b~_i) in closed form.
+        det = b_aa * b_bb - b_ab * b_ba
+        scale = np.maximum(np.abs(b_aa * b_bb), np.abs(b_ab * b_ba))
+        if np.any(np.abs(det) <= 1e-13 * np.maximum(scale, 1e-300)):
             raise SingularSystemError("a leave-one-out system is singular: removing one "
-                                      "training sample leaves a singular system") from None
-        scores = Y[None] - np.swapaxes(steps, 0, 1)
+                                      "training sample leaves a singular system")
+        a, b = dual[0], dual[1]
+        step_a = (b_bb[:, None] * a - b_ab[:, None] * b) / det[:, None]
+        step_b = (b_aa[:, None] * b - b_ba[:, None] * a) / det[:, None]
+        scores = np.stack([Y - step_a, Y - step_b])
         if return_solution:
             return scores, (intercepts, dual)
         return scores

@@ -78,7 +78,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         c + 1). ``"blend"``: half that, half a calibrated softmax of the mean view,
         steadier on small training sets. ``"auto"``: ranks kernels with the joint
         stacker, then blends where that predicts the left-out nodes better (a lower
-        Brier score); ``selection_["merge"]`` tells which. When a kernel is selected on
+        Brier score); with fewer than 5 labelled nodes in some class, averages the two
+        views instead (a stacker would learn from too few scores).
+        ``selection_["merge"]`` tells which. When a kernel is selected on
         leave-one-out scores, the stackers are fitted on those (``"joint"`` becomes
         ``"joint_loo"``). Default: "auto".
     solver : str, default="auto"

@@ -28,14 +28,19 @@ from ._loo import blend_score, loo_accuracy, spectral_of, stacking_score
 from ._single import ALONE_GAMMA, fit_alone, fit_fixed, refit_stackers
 from ._train_scores import fold_scores, scores_all_rows
 
-__all__ = ["ALONE_GAMMA", "SPECTRAL_MAX_TRAIN", "as_recipes", "default_kernels",
-           "select_kernel"]
+__all__ = ["ALONE_GAMMA", "AUTO_STACKING_MIN", "SPECTRAL_MAX_TRAIN", "as_recipes",
+           "default_kernels", "select_kernel"]
 
 logger = logging.getLogger(__name__)
 
 #: Largest number of labelled nodes whose dense training kernel is decomposed for the
 #: leave-one-out selection (an SVD of this size takes about 10 s on 2 cores).
 SPECTRAL_MAX_TRAIN = 5000
+
+#: ``merge="auto"`` stacks only when every class has at least this many labelled nodes;
+#: below, a stacker learns from too few out-of-sample scores per class, and the views
+#: are averaged (the paper's merge).
+AUTO_STACKING_MIN = 5
 
 #: With stacking merges, the final model stacks the leave-one-out scores.
 _LOO_MERGES = {"joint": "joint_loo", "stack": "stack_loo", "blend": "blend_loo"}
@@ -123,6 +128,15 @@ def _criterion(scores, codes, merge, binary):
     return loo_accuracy(scores, codes, binary)
 
 
+def _resolve_auto(estimator_params, train_codes):
+    """``merge="auto"`` is stacking, unless some class has too few labelled nodes."""
+    if estimator_params["merge"] != "auto":
+        return estimator_params
+    if np.bincount(train_codes).min() < AUTO_STACKING_MIN:
+        return dict(estimator_params, merge="average")
+    return estimator_params
+
+
 def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
                   operator=None, verbose=False):
     """Score every (recipe, gamma) on the labelled nodes and fit the best one.
@@ -140,7 +154,8 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
     estimator_params : dict
         Parameters of :class:`AsKLSClassifier` (``merge``, ``solver``, ``n_folds`` ...).
         ``merge="auto"`` ranks with the joint stacker, then blends it with the calibrated
-        mean view (``"blend"``) if that scores better at the winner.
+        mean view (``"blend"``) if that scores better at the winner; with fewer than
+        :data:`AUTO_STACKING_MIN` labelled nodes in some class it averages the views.
     operator : callable, optional
         Applied to the training kernel when there is one configuration only (see
         :class:`~digraph_askls.NodeClassifier`).
@@ -167,6 +182,7 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
     (``engine="train"``), which costs no fold solves and, on a graph kernel, no product
     for prediction either.
     """
+    estimator_params = _resolve_auto(estimator_params, train_codes)
     grids = [gamma_grid(recipe) if gammas is None else tuple(np.atleast_1d(gammas))
              for recipe in recipes]
     if (len(recipes) == 1 and gammas is None and estimator_params["merge"] == "auto"

@@ -1,0 +1,143 @@
+"""The kernel families as recipes: walks, the paper's kernel, link profiles, attributes, roles.
+
+Each recipe holds its family's parameters and the gamma values that suit its scale
+(:attr:`~digraph_askls.kernels.GraphKernel.gammas`), and builds the kernel with
+:meth:`~digraph_askls.kernels.GraphKernel.make`.
+"""
+
+from digraph_askls.kernels._attributes import get_attribute_kernel
+from digraph_askls.kernels._graph import get_in_degree_kernel
+from digraph_askls.kernels._profiles import get_link_profile_kernel
+from digraph_askls.kernels._roles import get_role_kernel
+from digraph_askls.kernels._specs import GraphKernel
+from digraph_askls.kernels._walks import get_ppr_kernel
+
+__all__ = ["AttributeKernel", "InDegreeKernel", "LinkProfileKernel", "RoleKernel",
+           "WalkKernel"]
+
+
+class WalkKernel(GraphKernel):
+    """Truncated personalised-PageRank series of a walk that weighs both directions.
+
+    ``K = sum_{k=1..n_hops} alpha^(k-1) W^k``, ``W = D^-1 (A + beta A^T + I)`` (see
+    :func:`~digraph_askls.kernels.get_ppr_kernel`): nodes are alike when short walks join
+    them. Suits graphs whose links join nodes of the same class (citations).
+
+    Examples
+    --------
+    >>> from digraph_askls.kernels import WalkKernel
+    >>> WalkKernel(beta=1.0).make([(0, 1), (1, 2)]).shape
+    (3, 3)
+    """
+
+    gammas = (0.01, 0.003, 0.03)
+
+    def __init__(self, alpha=0.9, beta=2.0, n_hops=20, dtype="float32"):
+        self.alpha = alpha
+        self.beta = beta
+        self.n_hops = n_hops
+        self.dtype = dtype
+
+    def _build(self, adjacency, features):
+        return get_ppr_kernel(adjacency, alpha=self.alpha, beta=self.beta,
+                              n_hops=self.n_hops, dtype=self.dtype)
+
+
+class InDegreeKernel(GraphKernel):
+    """The paper's in-degree normalised adjacency with self-loops ``D_in^-1 (A + I)``.
+
+    Examples
+    --------
+    >>> from digraph_askls.kernels import InDegreeKernel
+    >>> InDegreeKernel().make([(0, 1)]).toarray()
+    array([[1. , 0. ],
+           [0.5, 0.5]])
+    """
+
+    gammas = (1.0,)
+
+    def _build(self, adjacency, features):
+        return get_in_degree_kernel(adjacency)
+
+
+class LinkProfileKernel(GraphKernel):
+    """Similarity of the nodes' out-link rows and in-link rows, raised to a power.
+
+    See :func:`~digraph_askls.kernels.get_link_profile_kernel`. Suits graphs where a
+    link is not a vote (web pages, Wikipedia): nodes that link to the same pages are
+    alike, whatever the classes of those pages.
+
+    Examples
+    --------
+    >>> from digraph_askls.kernels import LinkProfileKernel
+    >>> LinkProfileKernel(power=1).make([(0, 2), (1, 2)]).shape
+    (3, 3)
+    """
+
+    gammas = (3.0, 10.0, 30.0, 100.0)
+
+    def __init__(self, out_weight=1.0, in_weight=0.5, power=2, normalization="cosine"):
+        self.out_weight = out_weight
+        self.in_weight = in_weight
+        self.power = power
+        self.normalization = normalization
+
+    def _build(self, adjacency, features):
+        return get_link_profile_kernel(adjacency, self.out_weight, self.in_weight,
+                                       self.power, self.normalization)
+
+
+class AttributeKernel(GraphKernel):
+    """Node features averaged over growing neighbourhoods, compared linearly.
+
+    See :func:`~digraph_askls.kernels.get_attribute_kernel`. ``propagation="directed"``
+    gives the asymmetric kernel whose source map travels along out-links and target
+    map along in-links.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from digraph_askls.kernels import AttributeKernel
+    >>> AttributeKernel(hops=2).make([(0, 1), (1, 2)], features=np.eye(3)).n_features
+    9
+    """
+
+    needs_features = True
+    gammas = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
+
+    def __init__(self, hops=5, propagation="undirected", self_weight=1.0, renormalize=False,
+                 self_loops=True, dtype="float32"):
+        self.hops = hops
+        self.propagation = propagation
+        self.self_weight = self_weight
+        self.renormalize = renormalize
+        self.self_loops = self_loops
+        self.dtype = dtype
+
+    def _build(self, adjacency, features):
+        return get_attribute_kernel(adjacency, features, self.hops, self.propagation,
+                                    self.self_weight, self.renormalize, self.self_loops,
+                                    self.dtype)
+
+
+class RoleKernel(GraphKernel):
+    """Kernel of structural-role features (degrees, reciprocity, attribute amount).
+
+    See :func:`~digraph_askls.kernels.get_role_kernel`: linear in the standardised
+    features, or, with ``bins``, one-hot in quantile bins of degrees and attribute
+    amount. Uses the node features when given, but does not need them.
+
+    Examples
+    --------
+    >>> from digraph_askls.kernels import RoleKernel
+    >>> RoleKernel().make([(0, 1), (1, 2)]).n_features
+    10
+    """
+
+    gammas = (0.1, 1.0, 10.0)
+
+    def __init__(self, bins=None):
+        self.bins = bins
+
+    def _build(self, adjacency, features):
+        return get_role_kernel(adjacency, features=features, bins=self.bins)
