@@ -24,10 +24,13 @@ THREADED_MIN = 500
 
 @lru_cache(maxsize=1)
 def _blas_controller():
-    """One :class:`threadpoolctl.ThreadpoolController`, built on first use.
+    """One :class:`threadpoolctl.ThreadpoolController`, built once per process.
 
-    Building one inspects the loaded libraries (about 1 ms); limiting through a built one
-    costs 15 microseconds, which matters for the many small solves of a grid search.
+    Building one inspects the loaded libraries (2-10 ms, the most on the first call of a
+    process, which resolves every library's path); limiting through a built one costs 15
+    microseconds, which matters for the many small solves of a grid search. It is built
+    when the library is imported (see :mod:`digraph_askls.models`), so that the first
+    fit does not pay for it.
     """
     return ThreadpoolController()
 
