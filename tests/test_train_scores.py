@@ -52,7 +52,37 @@ def test_an_indefinite_block_is_reported(problem):
         solve_with_scores(lambda B, A: K.pair_hops(B, A, rows=rows), rows, 600, Y, 10.0)
 
 
-@pytest.mark.parametrize("params", [dict(kernel=WalkKernel()), dict(preset="large")])
+def test_folds_in_one_solve_predict_as_tight_fold_solves(problem):
+    # A walk kernel fitted alone: the folds share the walk's steps and stop at rtol 1e-4;
+    # each fold solved on its own to 1e-13, stacked the same way, predicts the same.
+    from sklearn.model_selection import StratifiedKFold
+
+    from digraph_askls.models._stackers import joint_logistic_regression
+
+    adjacency, labels, known = problem
+    fast = NodeClassifier(kernel=WalkKernel(), random_state=0).fit(adjacency, known)
+    assert fast.selection_["engine"] == "folds" and fast._node_scores is not None
+    K = fast.kernel_
+    train = fast.train_nodes_
+    codes = known[train]
+    Y = np.where(codes[:, None] == np.arange(3), 1.0, -1.0)
+    features = np.empty((train.size, 2, 3))
+    scores = np.zeros((2, 600, 3))
+    folds = StratifiedKFold(2, shuffle=True, random_state=0).split(train, codes)
+    for fit, valid in folds:
+        rows = train[fit]
+        alone = solve_with_scores(lambda B, A: K.pair_hops(B, A, rows=rows), rows, 600,
+                                  Y[fit], fast.selection_["gamma"], rtol=1e-13)
+        features[valid] = np.stack([alone.source, alone.target], axis=1)[train[valid]]
+        scores += np.stack([alone.source, alone.target]) / 2
+    stacker = joint_logistic_regression().fit(features.reshape(train.size, -1), codes)
+    test = np.flatnonzero(known < 0)
+    tight = stacker.predict(scores[:, test].transpose(1, 0, 2).reshape(test.size, -1))
+    np.testing.assert_array_equal(fast.predict(test), tight)
+    assert fast.estimator_.n_iter_ <= 2 and np.mean(tight == labels[test]) > 0.8
+
+
+@pytest.mark.parametrize("params", [dict(preset="large")])
 def test_predictions_equal_those_of_a_tight_solve(problem, params):
     # The defaults stop at rtol = 1e-4 (one product with the kernel on this graph) and
     # read every node's scores off the solver's products; a tight solve of the same
@@ -75,7 +105,7 @@ def test_predictions_equal_those_of_a_tight_solve(problem, params):
 def test_kept_scores_equal_the_views(problem):
     adjacency, _, known = problem
     clf = NodeClassifier(kernel=WalkKernel(), random_state=0).fit(adjacency, known)
-    assert clf.selection_["engine"] == "train" and clf.estimator_.merge == "joint_train"
+    assert clf.selection_["engine"] == "folds" and clf.estimator_.merge == "joint"
     nodes = np.arange(0, 600, 7)
     views = clf._views(nodes)
     np.testing.assert_allclose(clf.decision_function(nodes),
@@ -93,9 +123,9 @@ def test_default_fits_the_walk_kernel_alone_on_many_labelled_nodes(problem, monk
     adjacency, labels, known = problem
     monkeypatch.setattr(_selection, "SPECTRAL_MAX_TRAIN", 100)
     clf = NodeClassifier(random_state=0, verbose=False).fit(adjacency, known)
-    assert clf.selection_ == dict(kernel=WalkKernel(), gamma=_selection.ALONE_GAMMA,
-                                  score=None, accuracy=None, engine="train",
-                                  merge="joint_train")
+    assert clf.selection_ == dict(kernel=WalkKernel(n_hops=10), gamma=_selection.ALONE_GAMMA,
+                                  score=None, accuracy=None, engine="folds", merge="joint")
+    assert clf.estimator_.n_folds == 2 and len(clf.estimator_.stack_folds_) == 2
     test = np.flatnonzero(known < 0)
     assert np.mean(clf.predict(test) == labels[test]) > 0.9
 

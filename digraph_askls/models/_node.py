@@ -132,8 +132,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         Brier score of the stacked views' leave-one-out predictions: the ranking
         criterion), ``accuracy`` (their leave-one-out accuracy; both None when nothing
         was selected), ``engine`` (``"loo"``: exact leave-one-out from one SVD;
-        ``"folds"``: fold stacking; ``"fixed"``: one configuration, nothing selected;
-        ``"train"``: one candidate, stacked on its training scores, nothing selected) and
+        ``"folds"``: fold stacking, with all folds in one solve for a walk kernel on
+        many labelled nodes, alone or winning; ``"fixed"``: one configuration, nothing
+        selected) and
         ``merge`` (the merge of the fitted model).
     cv_results_ : dict of lists
         One entry per (kernel, gamma) tried: ``kernel``, ``gamma``, ``engine``,

@@ -67,7 +67,12 @@ def default_kernels(n_train, has_features):
                             self_loops=False),
             AttributeKernel(hops=0) + RoleKernel(bins=16),
         ]
-    kernels.append(WalkKernel())
+    if n_train <= SPECTRAL_MAX_TRAIN:
+        kernels.append(WalkKernel())
+    else:
+        # With many labelled nodes a labelled one is a few steps away: 10 steps classify
+        # as well as 20 (directed SBMs, Pubmed; docs/results/speed.md) at half the cost.
+        kernels.append(WalkKernel(n_hops=10))
     if n_train <= SPECTRAL_MAX_TRAIN:
         profile = LinkProfileKernel() + 0.1 * RoleKernel(bins=16)
         if has_features:
@@ -178,9 +183,9 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
 
     A single candidate left at the defaults (``gammas`` None, ``merge="auto"``) whose
     training block is an operator has nothing to be compared with: it is fitted once at
-    :data:`ALONE_GAMMA` with its joint stacker on the full model's training scores
-    (``engine="train"``), which costs no fold solves and, on a graph kernel, no product
-    for prediction either.
+    :data:`ALONE_GAMMA` with its joint stacker on out-of-fold scores of folds that are
+    all solved together (``engine="folds"``, :func:`~._single.fit_alone`): on a graph
+    kernel the walk steps once for all folds and no product is left for prediction.
     """
     estimator_params = _resolve_auto(estimator_params, train_codes)
     grids = [gamma_grid(recipe) if gammas is None else tuple(np.atleast_1d(gammas))

@@ -2,8 +2,8 @@
 
 One kernel and one gamma are fitted as given (:func:`fit_fixed`). A single candidate
 left at the defaults whose training block is an operator (the walk kernel on many
-labelled nodes) is fitted once at :data:`ALONE_GAMMA`, its joint stacker on the full
-model's training scores (:func:`fit_alone`). Where the solve can score every node from
+labelled nodes) is fitted once at :data:`ALONE_GAMMA`, its joint stacker on the
+out-of-fold scores of :data:`ALONE_FOLDS` folds solved together (:func:`fit_alone`). Where the solve can score every node from
 its own products (:mod:`~digraph_askls.models._train_scores`), those scores are kept
 for prediction.
 """
@@ -13,17 +13,21 @@ import numpy as np
 from ..kernels import restrict_kernel
 from ._askls import AsKLSClassifier
 from ._loo import blend_score, stacking_score
-from ._train_scores import fit_on_train_scores, scores_every_node
+from ._train_scores import (fit_on_fold_scores, fit_on_train_scores, folds_every_node,
+                            scores_every_node)
 
-__all__ = ["ALONE_GAMMA", "choose_blend", "fit_alone", "fit_fixed", "no_rows",
-           "refit_stackers"]
+__all__ = ["ALONE_FOLDS", "ALONE_GAMMA", "choose_blend", "fit_alone", "fit_fixed",
+           "no_rows", "refit_stackers"]
 
-#: gamma of a kernel that is fitted alone (one candidate, nothing to select) and whose
-#: joint stacker reads the full model's training scores. The stacker standardises the
+#: gamma of a kernel that is fitted alone (one candidate, nothing to select). The stacker standardises the
 #: view scores, which stop changing as gamma shrinks (they tend to the kernel's votes
 #: ``K(x, X) y`` and ``K(X, x)^T y``; measured in ``docs/results/speed.md``); at this
 #: gamma the solve meets its tolerance after one or two products with the kernel.
 ALONE_GAMMA = 1e-5
+
+#: Folds of a kernel fitted alone, all solved together: each costs the columns of its
+#: labels in the same walk steps.
+ALONE_FOLDS = 2
 
 
 def fit_fixed(recipe, build, train_codes, train, gamma, estimator_params, operator, verbose):
@@ -55,18 +59,18 @@ def no_rows():
 
 
 def fit_alone(recipe, kernel, train_kernel, train_codes, estimator_params, verbose):
-    """One operator candidate with the defaults: stack the training scores at
-    :data:`ALONE_GAMMA` (``engine="train"``)."""
+    """One operator candidate with the defaults: a joint stacker on out-of-fold scores of
+    :data:`ALONE_FOLDS` folds solved together at :data:`ALONE_GAMMA` (``engine="folds"``)."""
     estimator = AsKLSClassifier(kernel="precomputed", **dict(
-        estimator_params, gamma=ALONE_GAMMA, merge="joint_train"))
+        estimator_params, gamma=ALONE_GAMMA, merge="joint", n_folds=ALONE_FOLDS))
     estimator._validate_params()
     scores = None
-    if scores_every_node(train_kernel, estimator):
-        scores = fit_on_train_scores(estimator, train_kernel, train_codes, verbose)
+    if folds_every_node(train_kernel, estimator):
+        scores = fit_on_fold_scores(estimator, train_kernel, train_codes, verbose)
     else:
         estimator._fit_kernel(train_kernel, train_codes)
     selection = dict(kernel=recipe, gamma=ALONE_GAMMA, score=None, accuracy=None,
-                     engine="train", merge=estimator.merge)
+                     engine="folds", merge=estimator.merge)
     return kernel, estimator, selection, no_rows(), scores
 
 
