@@ -89,7 +89,7 @@ def table(rows):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+",
-                        default=["chameleon", "texas", "wisconsin", "cora", "citeseer"])
+                        default=["chameleon", "texas", "wisconsin", "cora", "citeseer", "pubmed"])
     parser.add_argument("--trials", type=int, default=10)
     parser.add_argument("--data-home", default="../shared/datasets")
     parser.add_argument("--out", default="docs/results/bench_selection.json")
