@@ -99,6 +99,17 @@ def _joined_products(K, n_hops_bar):
     return products
 
 
+def _start_fit(estimator, y, m):
+    """Check the ``m`` training labels, set ``classes_`` and ``shape_fit_``; the codes."""
+    y = check_targets(y, m)
+    estimator.classes_, codes = np.unique(y, return_inverse=True)
+    if estimator.classes_.size < 2:
+        raise ValueError(f"the training labels must contain at least 2 classes, got "
+                         f"{estimator.classes_.size} class: {estimator.classes_.tolist()}")
+    estimator.shape_fit_ = (m, m)
+    return codes
+
+
 def fit_on_train_scores(estimator, train_kernel, y, verbose=False):
     """Fit an :class:`AsKLSClassifier` with a train-score merge, scoring every node.
 
@@ -121,12 +132,7 @@ def fit_on_train_scores(estimator, train_kernel, y, verbose=False):
     """
     K, rows = train_kernel.K, train_kernel.rows
     m, n = rows.size, K.shape[0]
-    y = check_targets(y, m)
-    estimator.classes_, codes = np.unique(y, return_inverse=True)
-    if estimator.classes_.size < 2:
-        raise ValueError(f"the training labels must contain at least 2 classes, got "
-                         f"{estimator.classes_.size} class: {estimator.classes_.tolist()}")
-    estimator.shape_fit_ = (m, m)
+    codes = _start_fit(estimator, y, m)
     Y = estimator._label_columns(codes)
     hops = getattr(K, "pair_hops", None)
     bar = tqdm(total=0, desc="AsK-LS walk steps", unit="step", disable=not verbose,
@@ -260,12 +266,7 @@ def fit_on_fold_scores(estimator, train_kernel, y, verbose=False):
     """
     rows = train_kernel.rows
     m = rows.size
-    y = check_targets(y, m)
-    estimator.classes_, codes = np.unique(y, return_inverse=True)
-    if estimator.classes_.size < 2:
-        raise ValueError(f"the training labels must contain at least 2 classes, got "
-                         f"{estimator.classes_.size} class: {estimator.classes_.tolist()}")
-    estimator.shape_fit_ = (m, m)
+    codes = _start_fit(estimator, y, m)
     try:
         folds, Y, solutions = _fold_solutions(
             train_kernel, codes, estimator.gamma, estimator.n_folds, estimator.tol,
