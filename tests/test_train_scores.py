@@ -172,6 +172,12 @@ def test_many_labelled_nodes_with_features_rank_on_a_sample(problem, monkeypatch
     rng = np.random.default_rng(4)
     features = noise * rng.standard_normal((600, 6)) + np.eye(3)[labels].repeat(2, axis=1)
     monkeypatch.setattr(_selection, "SPECTRAL_MAX_TRAIN", 120)
+    from digraph_askls.models import _train_scores
+
+    solves = []
+    original = _train_scores._fold_solutions
+    monkeypatch.setattr(_train_scores, "_fold_solutions",
+                        lambda *args, **kwargs: solves.append(1) or original(*args, **kwargs))
     train = np.flatnonzero(known >= 0)
     sample = _ranking_sample(known[train], 0)
     assert sample.size == 120 and np.bincount(known[train][sample]).min() >= 35
@@ -180,6 +186,7 @@ def test_many_labelled_nodes_with_features_rank_on_a_sample(problem, monkeypatch
     assert engines[WalkKernel] == "folds" and clf.cv_results_["gamma"][-1] == \
         _selection.ALONE_GAMMA
     chosen = type(clf.selection_["kernel"])
+    assert len(solves) == 1           # the winner's folds are not solved again
     if winner is WalkKernel:
         assert chosen is WalkKernel and clf._node_scores is not None
     else:

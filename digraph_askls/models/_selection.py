@@ -25,7 +25,7 @@ from ..kernels import (AttributeKernel, GraphKernel, LinkProfileKernel, NamedKer
 from ..linalg import SingularSystemError
 from ._askls import AsKLSClassifier
 from ._loo import blend_score, loo_accuracy, spectral_of, stacking_score
-from ._single import ALONE_GAMMA, fit_alone, fit_fixed, refit_stackers
+from ._single import ALONE_FOLDS, ALONE_GAMMA, fit_alone, fit_fixed, refit_stackers
 from ._train_scores import fold_scores, scores_all_rows
 
 __all__ = ["ALONE_GAMMA", "AUTO_STACKING_MIN", "SPECTRAL_MAX_TRAIN", "as_recipes",
@@ -220,8 +220,9 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
     if ranked.size < train.size:
         train_kernel = restrict_kernel(best["built"], train, train)
         if best["decomposition"] is None and merge in ("joint", "blend"):
+            # The ranking already solved the winner's folds on every labelled node.
             fitted = fit_alone(best["kernel"], best["built"], train_kernel, train_codes,
-                               estimator_params, verbose)
+                               estimator_params, verbose, solved=best.get("solved"))
             estimator, node_scores = fitted[1], fitted[4]
             selection["gamma"] = ALONE_GAMMA
         else:
@@ -296,10 +297,13 @@ def _rank(recipes, grids, build, all_train, all_codes, ranked, own_grids, rankin
         shared = time.perf_counter() - start
         for gamma in grid:
             start = time.perf_counter()
+            solved = None
             if together:
-                scores = fold_scores(train_kernel, all_codes, gamma, rtol=params["tol"],
-                                     random_state=params.get("random_state"),
-                                     verbose=verbose)[:, ranked]
+                scores, solved = fold_scores(
+                    train_kernel, all_codes, gamma, n_folds=ALONE_FOLDS, rtol=params["tol"],
+                    random_state=params.get("random_state"), verbose=verbose,
+                    return_solved=True)
+                scores = scores[:, ranked]
                 outcome = _criterion(scores, codes, ranking, binary), scores, None
             else:
                 outcome = _evaluate(recipe, train_kernel, codes, gamma, ranking, binary,
@@ -319,7 +323,7 @@ def _rank(recipes, grids, build, all_train, all_codes, ranked, own_grids, rankin
             if best is None or score > best["score"]:
                 best = dict(kernel=recipe, gamma=float(gamma), score=score, accuracy=accuracy,
                             engine=engine, built=kernel, train_kernel=train_kernel,
-                            fitted=fitted, scores=scores,
+                            fitted=fitted, scores=scores, solved=solved,
                             decomposition=decomposition if spectral else None)
     if best is None:
         raise ValueError("no candidate kernel and gamma gave a solvable AsK-LS system; pass "

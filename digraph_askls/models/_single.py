@@ -58,15 +58,17 @@ def no_rows():
                                 "fit_time", "rank_test_score")}
 
 
-def fit_alone(recipe, kernel, train_kernel, train_codes, estimator_params, verbose):
+def fit_alone(recipe, kernel, train_kernel, train_codes, estimator_params, verbose,
+              solved=None):
     """One operator candidate with the defaults: a joint stacker on out-of-fold scores of
-    :data:`ALONE_FOLDS` folds solved together at :data:`ALONE_GAMMA` (``engine="folds"``)."""
+    :data:`ALONE_FOLDS` folds solved together at :data:`ALONE_GAMMA` (``engine="folds"``);
+    ``solved``: the same solve, already done by the selection."""
     estimator = AsKLSClassifier(kernel="precomputed", **dict(
         estimator_params, gamma=ALONE_GAMMA, merge="joint", n_folds=ALONE_FOLDS))
     estimator._validate_params()
     scores = None
     if folds_every_node(train_kernel, estimator):
-        scores = fit_on_fold_scores(estimator, train_kernel, train_codes, verbose)
+        scores = fit_on_fold_scores(estimator, train_kernel, train_codes, verbose, solved)
     else:
         estimator._fit_kernel(train_kernel, train_codes)
     selection = dict(kernel=recipe, gamma=ALONE_GAMMA, score=None, accuracy=None,

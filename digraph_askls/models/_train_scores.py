@@ -192,7 +192,7 @@ def _fold_solutions(train_kernel, codes, gamma, n_folds, rtol, random_state, ver
 
 
 def fold_scores(train_kernel, codes, gamma, *, n_folds=2, rtol=1e-4, random_state=None,
-                verbose=False):
+                verbose=False, return_solved=False):
     """Out-of-fold view scores of the training nodes, every fold in one solve.
 
     The folds' systems share every product of the kernel
@@ -211,6 +211,9 @@ def fold_scores(train_kernel, codes, gamma, *, n_folds=2, rtol=1e-4, random_stat
         Class codes (0 .. n_classes - 1) of the training nodes.
     gamma : float
     n_folds, rtol, random_state, verbose
+    return_solved : bool, default=False
+        Also return ``(folds, Y, solutions)``, which :func:`fit_on_fold_scores` can take
+        instead of solving again.
 
     Returns
     -------
@@ -224,16 +227,17 @@ def fold_scores(train_kernel, codes, gamma, *, n_folds=2, rtol=1e-4, random_stat
         When ``gamma * s_max(K) >= 1``.
     """
     rows = train_kernel.rows
-    folds, Y, solutions = _fold_solutions(train_kernel, codes, gamma, n_folds, rtol,
-                                          random_state, verbose)
+    solved = _fold_solutions(train_kernel, codes, gamma, n_folds, rtol, random_state,
+                             verbose)
+    folds, Y, solutions = solved
     scores = np.empty((2, rows.size, Y.shape[1]))
     for (_, valid), solution in zip(folds, solutions):
         scores[0, valid] = solution.source[rows[valid]]
         scores[1, valid] = solution.target[rows[valid]]
-    return scores
+    return (scores, solved) if return_solved else scores
 
 
-def fit_on_fold_scores(estimator, train_kernel, y, verbose=False):
+def fit_on_fold_scores(estimator, train_kernel, y, verbose=False, solved=None):
     """Fit a joint stacker on out-of-fold scores from one solve, scoring every node.
 
     The folds of ``estimator.n_folds`` are solved together (:func:`fold_scores`); the
@@ -257,6 +261,10 @@ def fit_on_fold_scores(estimator, train_kernel, y, verbose=False):
         A block for which :func:`scores_all_rows` holds.
     y : array-like of shape (n_train,)
     verbose : bool, default=False
+    solved : tuple, optional
+        ``(folds, Y, solutions)`` of :func:`fold_scores` (``return_solved=True``) for the
+        same block, labels, gamma, folds, tolerance and seed: the selection's solve,
+        reused.
 
     Returns
     -------
@@ -268,7 +276,7 @@ def fit_on_fold_scores(estimator, train_kernel, y, verbose=False):
     m = rows.size
     codes = _start_fit(estimator, y, m)
     try:
-        folds, Y, solutions = _fold_solutions(
+        folds, Y, solutions = solved if solved is not None else _fold_solutions(
             train_kernel, codes, estimator.gamma, estimator.n_folds, estimator.tol,
             estimator.random_state, verbose, maxiter=estimator.max_iter)
     except NotPositiveDefinite:
