@@ -38,10 +38,17 @@ def _mean_operator(links, self_loops):
 
     Without self-loops a node without neighbours gets a row of zeros.
     """
-    walk = sparse.csr_array(links, copy=True)
-    walk.setdiag(1.0 if self_loops else 0.0)
-    walk.eliminate_zeros()
-    walk.data[:] = 1.0                    # a link counts once, whatever its weight
+    links = sparse.csr_array(links)
+    n = links.shape[0]
+    # The links off the diagonal, each once whatever its weight (a mask over the stored
+    # entries: SciPy's setdiag on a large matrix costs seconds).
+    sources = np.repeat(np.arange(n), np.diff(links.indptr))
+    keep = (links.indices != sources) & (links.data != 0)
+    walk = sparse.csr_array((np.ones(int(keep.sum())), links.indices[keep],
+                             np.concatenate([[0], np.cumsum(np.bincount(
+                                 sources[keep], minlength=n))])), shape=links.shape)
+    if self_loops:
+        walk = sparse.csr_array(walk + sparse.eye_array(n, format="csr"))
     degrees = np.asarray(walk.sum(axis=1)).ravel()
     inverse = np.divide(1.0, degrees, out=np.zeros_like(degrees), where=degrees > 0)
     return sparse.csr_array(sparse.diags_array(inverse) @ walk)
@@ -107,3 +114,4 @@ def get_attribute_kernel(adjacency, features, hops=5, propagation="undirected",
     chains = [(steps[left], steps[right]) for left, right in _CHAINS[propagation]]
     return PropagatedFeatureKernel(normalize(X, norm="l2"), chains, hops, self_weight,
                                    renormalize, dtype=dtype)
+
