@@ -136,14 +136,20 @@ class PropagatedFeatureKernel(KernelOperator):
             return None
         key = (chain, side, hops)
         if key not in self._norms:
+            # Every hop of the chain in one pass (not one pass per hop).
             step = self._side(chain, side)
-            for hop, block in enumerate(self._propagated(step, hops)):
-                norms = np.sqrt(np.asarray(block.multiply(block).sum(axis=1)).ravel()
-                                if sparse.issparse(block) else np.einsum("ij,ij->i", block,
-                                                                         block))
-                self._norms[(chain, side, hop)] = np.divide(
-                    1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+            for hop, block in enumerate(self._propagated(step, max(hops, self.hops))):
+                self._keep_scales(chain, side, hop, block)
         return self._norms[key]
+
+    def _keep_scales(self, chain, side, hop, block):
+        """Cache ``1 / ||block_i||`` of a propagated block of all nodes."""
+        if (chain, side, hop) not in self._norms:
+            norms = np.sqrt(np.asarray(block.multiply(block).sum(axis=1)).ravel()
+                            if sparse.issparse(block) else np.einsum("ij,ij->i", block,
+                                                                     block))
+            self._norms[(chain, side, hop)] = np.divide(
+                1.0, norms, out=np.zeros_like(norms), where=norms > 0)
 
     # ---- explicit maps --------------------------------------------------------------
     def _map_blocks(self, side, index):
@@ -154,11 +160,12 @@ class PropagatedFeatureKernel(KernelOperator):
         for chain in range(len(self.chains)):
             propagated = self._propagated(self._side(chain, side), self.hops)
             next(propagated)                                   # hop 0: the features
-            for hop, block in enumerate(propagated, start=1):
-                block = np.asarray(block[index])
-                scales = self._row_scales(chain, side, hop)
-                if scales is not None:
-                    block = block * scales[index][:, None]
+            for hop, full in enumerate(propagated, start=1):
+                block = np.asarray(full[index])
+                if self.renormalize:
+                    # The scales come from the block in hand, not a second propagation.
+                    self._keep_scales(chain, side, hop, full)
+                    block = block * self._norms[(chain, side, hop)][index][:, None]
                 yield blocks[1 + chain * self.hops + hop - 1][0] * block
 
     def factors(self):
