@@ -175,7 +175,7 @@ def test_markdown_and_figure_are_written(tiny_rows, tmp_path):
          "accuracy_mean": 0.6, "accuracy_std": None}]
     figure = plot_directed(rows, tmp_path / "directed.png")
     assert (tmp_path / "directed.png").stat().st_size > 1000
-    legend = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
+    legend = [text.get_text() for text in figure.legends[0].get_texts()]
     assert legend[-1] == "published, not rerun" and legend.count("published, not rerun") == 1
     assert set(legend[:-1]) == set(DIRECTED_METHODS)
 

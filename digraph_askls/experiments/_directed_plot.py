@@ -1,4 +1,4 @@
-"""The figure of the directed-graph table: one group of bars per graph."""
+"""The figure of the directed-graph table: one panel of bars per graph."""
 
 __all__ = ["plot_directed"]
 
@@ -12,13 +12,13 @@ def _pyplot():
     return plt
 
 
-def plot_directed(rows, path=None):
-    """Mean test accuracy of every method, one group of bars per graph.
+def plot_directed(rows, path=None, n_columns=3):
+    """Mean test accuracy of every method, one panel per graph.
 
     Rerun methods are solid bars with their standard deviation over the splits, one
-    colour per method. Published figures follow in the same group as hatched white bars
-    named by their method and labelled "published, not rerun". Graphs without data are
-    left out.
+    colour per method, in the same order in every panel. Published figures follow as
+    hatched white bars named by their method and labelled "published, not rerun". One
+    legend serves all panels. Graphs without data are left out.
 
     Parameters
     ----------
@@ -26,6 +26,8 @@ def plot_directed(rows, path=None):
         Output of :func:`~digraph_askls.experiments.run_directed`.
     path : str or os.PathLike, optional
         Where to save the figure (PNG); the figure is returned either way.
+    n_columns : int, default=3
+        Panels per row.
 
     Returns
     -------
@@ -40,7 +42,7 @@ def plot_directed(rows, path=None):
     ...         {"graph": "tiny", "method": "GCN", "status": "published, not rerun",
     ...          "published": True, "accuracy_mean": 0.7, "accuracy_std": None}]
     >>> figure = plot_directed(rows)
-    >>> [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
+    >>> [text.get_text() for text in figure.legends[0].get_texts()]
     ['AsK-LS default', 'published, not rerun']
     """
     plt = _pyplot()
@@ -49,40 +51,49 @@ def plot_directed(rows, path=None):
     methods = list(dict.fromkeys(row["method"] for row in rerun))
     colours = {method: plt.get_cmap("tab10")(i % 10) for i, method in enumerate(methods)}
     published = [row for row in rows if row.get("published") and row["graph"] in graphs]
-    n_bars = len(rerun) + len(published)
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.32 * n_bars + 1.2 * len(graphs)), 4.5))
-    x, centres, ticks, labelled = 0.0, [], [], set()
-    for graph in graphs:
-        start = x
+    n_columns = max(1, min(n_columns, len(graphs)))
+    n_rows = max(1, -(-len(graphs) // n_columns))
+    fig, axes = plt.subplots(n_rows, n_columns, figsize=(4.2 * n_columns, 3.0 * n_rows),
+                             squeeze=False, sharey=True)
+    handles = {}
+    for ax, graph in zip(axes.flat, graphs):
         first = next(r for r in rerun if r["graph"] == graph)
-        ticks.append(f"{graph}\n{first.get('protocol', '')} ({first.get('n_splits', '?')})"
-                     if "protocol" in first else graph)
-        for row in (r for r in rerun if r["graph"] == graph):
-            label = None if row["method"] in labelled else row["method"]
-            labelled.add(row["method"])
-            ax.bar(x, row["accuracy_mean"], 0.9, yerr=row["accuracy_std"], capsize=2,
-                   color=colours[row["method"]], label=label)
+        title = (f"{graph}, {first['protocol']} ({first.get('n_splits', '?')})"
+                 if "protocol" in first else graph)
+        x = 0
+        for method in methods:
+            row = next((r for r in rerun if r["graph"] == graph and r["method"] == method),
+                       None)
+            if row is not None:
+                handles[method] = ax.bar(x, row["accuracy_mean"], 0.85,
+                                         yerr=row["accuracy_std"], capsize=2,
+                                         color=colours[method])
             x += 1
         for row in (r for r in published if r["graph"] == graph):
-            label = None if "published" in labelled else "published, not rerun"
-            labelled.add("published")
-            ax.bar(x, row["accuracy_mean"], 0.9, color="white", edgecolor="0.3",
-                   hatch="//", label=label)
+            handles["published, not rerun"] = ax.bar(x, row["accuracy_mean"], 0.85,
+                                                     color="white", edgecolor="0.3",
+                                                     hatch="//")
             ax.text(x, 0.02, row["method"], rotation=90, ha="center", va="bottom",
                     fontsize=7, backgroundcolor="white")
             x += 1
-        centres.append((start + x - 1) / 2)
-        x += 1.5
-    ax.set_xticks(centres, ticks, fontsize=8)
-    ax.set(ylim=(0, 1), ylabel="test accuracy (micro-F1)",
-           title="Directed graphs: AsK-LS and peers on the same splits")
+        ax.set_title(title, fontsize=9)
+        ax.set_xticks([])
+        ax.set_ylim(0, 1)
+        ax.grid(axis="y", alpha=0.3)
+    for ax in axes.flat[len(graphs):]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("test accuracy")
     if graphs:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+        labels = [label for label in (*methods, "published, not rerun") if label in handles]
+        fig.legend([handles[label] for label in labels], labels, loc="lower center",
+                   ncol=min(len(labels), 5), fontsize=8, frameon=False)
+        fig.suptitle("Directed graphs: AsK-LS and peers on the same splits (micro-F1)",
+                     fontsize=11)
+        fig.tight_layout(rect=(0, 0.04 + 0.03 * (len(labels) > 5), 1, 1))
     else:
-        ax.text(0.5, 0.5, "no results", ha="center", va="center", transform=ax.transAxes)
-    ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
+        axes[0, 0].text(0.5, 0.5, "no results", ha="center", va="center",
+                        transform=axes[0, 0].transAxes)
     if path is not None:
         fig.savefig(path, dpi=120)
     return fig
-
