@@ -35,7 +35,6 @@ PRESETS = {
 }
 
 
-
 def _same(value, default):
     return type(value) is type(default) and value == default
 
@@ -52,9 +51,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     graphs whose links are not votes (web pages, Wikipedia), and the attributes
     propagated over the graph when there are features (see ``kernel``). Where a walk
     kernel is the only candidate (many labelled nodes, no features), nothing is selected:
-    its joint stacker reads the full model's training scores, and one solve gives the
-    scores of every node (:mod:`~digraph_askls.models._train_scores`). Nothing large is
-    densified.
+    two folds of the labelled nodes are solved together, and the same solve gives the
+    out-of-fold scores its joint stacker reads and the scores of every node
+    (:mod:`~digraph_askls.models._train_scores`). Nothing large is densified.
 
     Parameters
     ----------

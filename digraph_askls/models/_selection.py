@@ -178,8 +178,8 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
         ``kernel``, ``gamma``, ``engine``, ``mean_test_score``, ``fit_time`` (s),
         ``rank_test_score``, one entry per (recipe, gamma).
     scores : NodeScores or None
-        The view scores of every node, when the solve gave them (a kernel fitted on its
-        training scores, see :mod:`~digraph_askls.models._train_scores`).
+        The view scores of every node, when the solve gave them (a walk kernel fitted in
+        one solve, see :mod:`~digraph_askls.models._train_scores`).
 
     A single candidate left at the defaults (``gammas`` None, ``merge="auto"``) whose
     training block is an operator has nothing to be compared with: it is fitted once at

@@ -3,9 +3,9 @@
 One kernel and one gamma are fitted as given (:func:`fit_fixed`). A single candidate
 left at the defaults whose training block is an operator (the walk kernel on many
 labelled nodes) is fitted once at :data:`ALONE_GAMMA`, its joint stacker on the
-out-of-fold scores of :data:`ALONE_FOLDS` folds solved together (:func:`fit_alone`). Where the solve can score every node from
-its own products (:mod:`~digraph_askls.models._train_scores`), those scores are kept
-for prediction.
+out-of-fold scores of :data:`ALONE_FOLDS` folds solved together (:func:`fit_alone`).
+Where the solve can score every node from its own products
+(:mod:`~digraph_askls.models._train_scores`), those scores are kept for prediction.
 """
 
 import numpy as np
@@ -19,10 +19,11 @@ from ._train_scores import (fit_on_fold_scores, fit_on_train_scores, folds_every
 __all__ = ["ALONE_FOLDS", "ALONE_GAMMA", "choose_blend", "fit_alone", "fit_fixed",
            "no_rows", "refit_stackers"]
 
-#: gamma of a kernel that is fitted alone (one candidate, nothing to select). The stacker standardises the
-#: view scores, which stop changing as gamma shrinks (they tend to the kernel's votes
-#: ``K(x, X) y`` and ``K(X, x)^T y``; measured in ``docs/results/speed.md``); at this
-#: gamma the solve meets its tolerance after one or two products with the kernel.
+#: gamma of a kernel that is fitted alone (one candidate, nothing to select). The
+#: stacker standardises the view scores, which stop changing as gamma shrinks (they
+#: tend to the kernel's votes ``K(x, X) y`` and ``K(X, x)^T y``; measured in
+#: ``docs/results/speed.md``); at this gamma the solve meets its tolerance after one or
+#: two products with the kernel.
 ALONE_GAMMA = 1e-5
 
 #: Folds of a kernel fitted alone, all solved together: each costs the columns of its

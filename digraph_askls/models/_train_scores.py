@@ -1,11 +1,21 @@
-"""Stacking on the training scores, with every node's view scores from the same solve.
+"""Stacking on scores from one solve, with every node's view scores from the same solve.
 
-The merges ``"joint_train"`` and ``"stack_train"`` fit their stackers on the view scores
-of the training samples under the full model, which need no fold solves. On a graph
-kernel known on all nodes (a walk series), the CG iteration's own products give the
-scores of every node as well (:func:`~digraph_askls.linalg._scores.solve_with_scores`):
-fitting and predicting cost the solve's products and nothing more. The scores are kept
-for prediction as the kernel parts (in the products' precision) beside the intercepts.
+On a graph kernel known on all nodes (a walk series), the CG iteration's own products
+give the scores of every node as well
+(:func:`~digraph_askls.linalg._scores.solve_with_scores`): fitting and predicting cost
+the solve's products and nothing more. Two ways to feed the
+stackers from it:
+
+* :func:`fit_on_fold_scores` (the default's walk kernel on many labelled nodes): the
+  folds are solved together (:func:`fold_scores`); the stackers read each training
+  node's score under the fold that left it out, the nodes to predict are scored by the
+  fold models' mean;
+* :func:`fit_on_train_scores` (the merges ``"joint_train"`` and ``"stack_train"``, e.g.
+  ``preset="large"``): one solve on all labelled nodes, the stackers read the training
+  nodes' scores under the full model.
+
+The scores are kept for prediction as the kernel parts (in the products' precision)
+beside the intercepts.
 """
 
 from typing import NamedTuple
