@@ -28,19 +28,6 @@ from digraph_askls.datasets._base import file_checksum
 from digraph_askls.datasets._registry import DATASETS
 
 
-@pytest.fixture(scope="module")
-def shared(shared_datasets):
-    """Load a dataset from the shared data once per module."""
-    cache = {}
-
-    def load(name):
-        if name not in cache:
-            cache[name] = load_dataset(name, data_home=shared_datasets, download=False)
-        return cache[name]
-
-    return load
-
-
 def _class_counts(graph):
     return {graph.class_names[code]: count for code, count in Counter(graph.labels).items()}
 

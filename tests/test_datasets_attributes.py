@@ -21,18 +21,6 @@ from digraph_askls.graph import Graph, Split, get_adjacency
 from digraph_askls.linalg import SingularSystemWarning
 
 
-@pytest.fixture(scope="module")
-def shared(shared_datasets):
-    cache = {}
-
-    def load(name):
-        if name not in cache:
-            cache[name] = load_dataset(name, data_home=shared_datasets, download=False)
-        return cache[name]
-
-    return load
-
-
 def _reciprocal_pairs(adjacency):
     pattern = (adjacency != 0).astype(np.int8)
     both = pattern.multiply(pattern.T)
