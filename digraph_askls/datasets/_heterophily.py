@@ -13,7 +13,7 @@ import numpy as np
 from scipy import sparse
 
 from digraph_askls.datasets._attributes import features_from_dense, splits_from_masks
-from digraph_askls.datasets._parsers import adjacency_from_index_edges
+from digraph_askls.datasets._parsers import adjacency_from_index_edges, require_npz_keys
 from digraph_askls.graph import Graph, get_adjacency, get_labels
 
 __all__ = ["load_geom_gcn", "load_heterophilous_npz"]
@@ -64,12 +64,7 @@ def load_heterophilous_npz(path, name=""):
     Split(train=array([0]), valid=array([1]), test=array([2]))
     """
     with np.load(path, allow_pickle=False) as data:
-        missing = [key for key in _HETEROPHILOUS_KEYS if key not in data.files]
-        if missing:
-            raise ValueError(
-                f"{path} lacks the keys {missing}; expected {list(_HETEROPHILOUS_KEYS)} "
-                f"(and optionally {list(_MASK_KEYS)}), got {sorted(data.files)}"
-            )
+        require_npz_keys(data, _HETEROPHILOUS_KEYS, path, optional=_MASK_KEYS)
         values = np.asarray(data["node_features"])
         codes = np.asarray(data["node_labels"])
         edges = np.asarray(data["edges"])
@@ -228,11 +223,6 @@ def _read_edges(path, n_nodes):
 def _read_split(path):
     keys = ("train_mask", "val_mask", "test_mask")
     with np.load(path, allow_pickle=False) as data:
-        missing = [key for key in keys if key not in data.files]
-        if missing:
-            raise ValueError(
-                f"{path} lacks the keys {missing}; expected {list(keys)}, got "
-                f"{sorted(data.files)}"
-            )
+        require_npz_keys(data, keys, path)
         masks = [data[key] for key in keys]
     return splits_from_masks(*masks, source=path)

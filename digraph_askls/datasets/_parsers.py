@@ -35,6 +35,15 @@ def adjacency_from_index_edges(edges, n_nodes):
     return get_adjacency(matrix.tocsr())
 
 
+def require_npz_keys(data, keys, path, optional=()):
+    """Raise ValueError naming the ``keys`` an opened npz file lacks (and what it holds)."""
+    missing = [key for key in keys if key not in data.files]
+    if missing:
+        also = f" (and optionally {list(optional)})" if optional else ""
+        raise ValueError(f"{path} lacks the keys {missing}; expected {list(keys)}{also}, "
+                         f"got {sorted(data.files)}")
+
+
 def load_npz(path, name="", reverse_edges=False, binary=False):
     """Read a graph stored in the npz schema of Shchur et al.'s gnn-benchmark.
 
@@ -83,12 +92,7 @@ def load_npz(path, name="", reverse_edges=False, binary=False):
            [1., 0., 0.]])
     """
     with np.load(path, allow_pickle=False) as data:
-        missing = [key for key in _NPZ_KEYS if key not in data.files]
-        if missing:
-            raise ValueError(
-                f"{path} lacks the keys {missing}; expected {list(_NPZ_KEYS)}, got "
-                f"{sorted(data.files)}"
-            )
+        require_npz_keys(data, _NPZ_KEYS, path)
         shape = tuple(int(size) for size in data["adj_shape"])
         matrix = sparse.csr_array(
             (data["adj_data"], data["adj_indices"], data["adj_indptr"]), shape=shape
