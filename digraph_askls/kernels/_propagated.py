@@ -189,18 +189,22 @@ class PropagatedFeatureKernel(KernelOperator):
         Z = np.asarray(Z, dtype=np.float64)
         full = np.zeros((self.features.shape[0], Z.shape[1]))
         np.add.at(full, index, Z)
-        blocks = []
-        for weight, chain, hops in self._blocks():
-            current = full
-            scales = self._row_scales(chain, position, hops)
-            if scales is not None:
-                current = current * scales[:, None]
-            if chain is not None:
-                step_t = sparse.csr_array(self._side(chain, position).T)
-                for _ in range(hops):
-                    current = threaded_product(step_t, current)
-            blocks.append(weight * np.asarray(self.features.T @ current))
-        return np.vstack(blocks)
+        return np.vstack([weight * np.asarray(self.features.T
+                                              @ self._back(full, chain, position, hops))
+                          for weight, chain, hops in self._blocks()])
+
+    def _back(self, full, chain, side, hops):
+        """``(D P^h)^T full`` for the block's row scales ``D`` and one-step operator ``P``
+        on ``side``: the scales, then ``hops`` steps of ``P^T`` (transposed once)."""
+        scales = self._row_scales(chain, side, hops)
+        current = full if scales is None else full * scales[:, None]
+        if chain is not None:
+            transposes = self.__dict__.setdefault("_transposes", {})
+            if (chain, side) not in transposes:
+                transposes[(chain, side)] = sparse.csr_array(self._side(chain, side).T)
+            for _ in range(hops):
+                current = threaded_product(transposes[(chain, side)], current)
+        return current
 
     # ---- dense blocks ---------------------------------------------------------------
     def _gram_is_cheaper(self):
@@ -269,15 +273,7 @@ class PropagatedFeatureKernel(KernelOperator):
         X = self.features
         result = np.zeros_like(full)
         for weight, chain, hops in self._blocks():
-            current = full
-            scales = self._row_scales(chain, in_side, hops)
-            if scales is not None:
-                current = current * scales[:, None]
-            if chain is not None:
-                step_t = sparse.csr_array(self._side(chain, in_side).T)
-                for _ in range(hops):
-                    current = threaded_product(step_t, current)
-            current = np.asarray(X @ np.asarray(X.T @ current))
+            current = np.asarray(X @ np.asarray(X.T @ self._back(full, chain, in_side, hops)))
             if chain is not None:
                 step = self._side(chain, out_side)
                 for _ in range(hops):
