@@ -214,6 +214,32 @@ def test_bad_input_of_the_split_protocol(labels, kwargs, error, match):
         random_splits(labels, **kwargs)
 
 
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(per_class=0), ValueError, "per_class must be an integer >= 1, got 0"),
+    (dict(per_class=2.5), ValueError, "per_class must be an integer >= 1, got 2.5"),
+    (dict(n_trials=0), ValueError, "n_trials must be an integer >= 1"),
+])
+def test_bad_input_of_the_labels_per_class_protocol(kwargs, error, match):
+    from digraph_askls.experiments import class_splits
+
+    with pytest.raises(error, match=match):
+        class_splits(np.array([0, 1, 0, 1]), **kwargs)
+
+
+def test_labels_per_class_splits_draw_each_class_apart_and_test_on_the_rest():
+    from digraph_askls.experiments import class_splits
+
+    labels = np.array([0] * 50 + [1] * 30 + [2] * 7 + [3] + [-1] * 5)
+    splits = class_splits(labels, per_class=5, n_trials=3, random_state=1)
+    for seed, train, test in splits:
+        assert np.bincount(labels[train], minlength=4).tolist() == [5, 5, 3, 0]
+        assert np.intersect1d(train, test).size == 0
+        assert np.union1d(train, test).tolist() == np.flatnonzero(labels >= 0).tolist()
+    assert not np.array_equal(splits[0][1], splits[1][1])
+    again = class_splits(labels, per_class=5, n_trials=3, random_state=1)
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(splits, again))
+
+
 @pytest.mark.parametrize("kwargs, match", [
     (dict(n_trials=0), "n_trials must be an integer >= 1, got 0"),
     (dict(cv=1), "cv must be an integer >= 2, got 1"),

@@ -11,8 +11,8 @@ from ._corel import (
 from ._directed import (DIRECTED_DATASETS, DIRECTED_METHODS, PUBLISHED_DIRECTED,
                         format_directed, plot_directed, run_directed)
 from ._peers import PEERS, PeerClassifier
-from ._protocol import (TrialResults, evaluate_node_classifier, fixed_splits, kernel_family,
-                        random_splits)
+from ._protocol import (TrialResults, class_splits, evaluate_node_classifier, fixed_splits,
+                        kernel_family, random_splits)
 from ._table1 import PAPER_TABLE1, evaluate_kl_kernel, format_table1, run_table1
 from ._table3 import PAPER_TABLE3, format_table3, plot_table3, run_table3
 from ._table4 import PAPER_TABLE4, format_table4, run_table4
@@ -28,6 +28,7 @@ __all__ = [
     "PUBLISHED_DIRECTED",
     "PeerClassifier",
     "TrialResults",
+    "class_splits",
     "evaluate_kl_kernel",
     "evaluate_node_classifier",
     "fit_image_gmms",

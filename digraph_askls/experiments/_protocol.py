@@ -13,8 +13,8 @@ from tqdm.auto import tqdm
 
 from ..kernels import NamedKernel, SumKernel
 
-__all__ = ["random_splits", "fixed_splits", "evaluate_node_classifier", "TrialResults",
-           "kernel_family"]
+__all__ = ["random_splits", "class_splits", "fixed_splits", "evaluate_node_classifier",
+           "TrialResults", "kernel_family"]
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +90,59 @@ def random_splits(labels, train_size=0.6, n_trials=10, random_state=None):
         rng = np.random.default_rng([base, trial])
         perm = rng.permutation(labelled)
         splits.append(((base, trial), np.sort(perm[:n_train]), np.sort(perm[n_train:])))
+    return splits
+
+
+def class_splits(labels, per_class=20, n_trials=10, random_state=None):
+    """Random splits with ``per_class`` labelled nodes of every class, the rest for testing.
+
+    The semi-supervised protocol of Planetoid, MagNet and DiGCN (20 labelled nodes per
+    class). A class with fewer than ``2 * per_class`` nodes gives half of them (at least
+    one) to training, so that every class keeps test nodes; a class of one node is not
+    trained on.
+
+    Parameters
+    ----------
+    labels : ndarray of int
+        Class of each node, ``-1`` for unlabelled nodes (never drawn).
+    per_class : int, default=20
+        Labelled nodes drawn from each class.
+    n_trials : int, default=10
+        Number of splits.
+    random_state : int or None
+        Base seed; trial ``t`` uses ``numpy.random.default_rng([random_state, t])``.
+
+    Returns
+    -------
+    list of (seed, train, test)
+        As :func:`random_splits`: the test nodes are all labelled nodes not drawn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> labels = np.array([0] * 10 + [1] * 10 + [2] * 3 + [-1])
+    >>> (seed, train, test), = class_splits(labels, per_class=4, n_trials=1, random_state=0)
+    >>> np.bincount(labels[train]).tolist(), test.size
+    ([4, 4, 1], 14)
+    """
+    labels = _check_codes(labels)
+    if isinstance(per_class, bool) or not isinstance(per_class, numbers.Integral) \
+            or per_class < 1:
+        raise ValueError(f"per_class must be an integer >= 1, got {per_class!r}")
+    check_protocol(n_trials)
+    labelled = np.flatnonzero(labels >= 0)
+    classes = np.unique(labels[labelled])
+    base = 0 if random_state is None else int(random_state)
+    splits = []
+    for trial in range(int(n_trials)):
+        rng = np.random.default_rng([base, trial])
+        drawn = []
+        for label in classes:
+            members = np.flatnonzero(labels == label)
+            size = min(int(per_class), members.size // 2)
+            drawn.append(rng.choice(members, size, replace=False))
+        train = np.sort(np.concatenate(drawn))
+        splits.append(((base, trial), train, np.setdiff1d(labelled, train)))
     return splits
 
 
