@@ -29,6 +29,7 @@ from scipy import sparse
 from threadpoolctl import threadpool_limits
 
 from .._memory import check_dense_allocation
+from ._dense import _one_blas_thread
 from ._result import SingularSystemError
 
 __all__ = ["SpectralAsKLS"]
@@ -155,32 +156,41 @@ class SpectralAsKLS:
         e = -(g ** 2) * self.s / denominator
         return g, c_minus_g, e
 
-    def _projections(self, top, bottom):
+    def _projections(self, top, bottom, keep=True):
         """``P^T top`` and ``Q^T bottom``, kept for the next gamma with the same labels."""
         cached = getattr(self, "_projected", None)
         if cached is not None and np.array_equal(cached[0], top) and np.array_equal(
                 cached[1], bottom):
             return cached[2], cached[3]
         Pt, Qt = self.P.T @ top, self.Q.T @ bottom
-        self._projected = (top, bottom, Pt, Qt)
+        if keep:
+            self._projected = (top, bottom, Pt, Qt)
         return Pt, Qt
 
-    def _apply_inverse(self, coefficients, top, bottom):
-        """``H^-1 [top; bottom]`` for blocks of shape (m, k)."""
+    def _apply_inverse(self, coefficients, top, bottom, keep=True):
+        """``H^-1 [top; bottom]`` for blocks of shape (m, k); ``keep``: keep the
+        projections of these right-hand sides for the next gamma."""
         g, c_minus_g, e = coefficients
-        Pt, Qt = self._projections(top, bottom)
+        Pt, Qt = self._projections(top, bottom, keep)
         upper = g * top + self.P @ (c_minus_g[:, None] * Pt + e[:, None] * Qt)
         lower = g * bottom + self.Q @ (e[:, None] * Pt + c_minus_g[:, None] * Qt)
         return upper, lower
 
     def _solve(self, Y, gamma):
         Y = self._labels(Y)
-        m, k = Y.shape
         coefficients = self._coefficients(gamma)
+        with _one_blas_thread():
+            return (Y, coefficients, *self._solve_rhs(coefficients, Y, Y))
+
+    def _solve_rhs(self, coefficients, top_rhs, bottom_rhs, keep=True):
+        """The label-free system with ``[0; 0; top_rhs; bottom_rhs]`` on the right: the
+        columns ``H^-1 E`` and ``E^T H^-1 E`` of the intercepts' elimination, the
+        intercepts (2, k) and the dual coefficients (2, m, k)."""
+        m, k = top_rhs.shape
         ones, zeros = np.ones((m, 1)), np.zeros((m, 1))
-        top = np.hstack([Y, ones, zeros])
-        bottom = np.hstack([Y, zeros, ones])
-        upper, lower = self._apply_inverse(coefficients, top, bottom)
+        top = np.hstack([top_rhs, ones, zeros])
+        bottom = np.hstack([bottom_rhs, zeros, ones])
+        upper, lower = self._apply_inverse(coefficients, top, bottom, keep)
         # E^T H^-1 [r, E]: the sums of the a-part and of the b-part of each column.
         sums = np.vstack([upper.sum(axis=0), lower.sum(axis=0)])
         S, ET_Zr = sums[:, k:], sums[:, :k]
@@ -190,7 +200,7 @@ class SpectralAsKLS:
             raise SingularSystemError(f"singular intercept system E^T H^-1 E: {exc}") from None
         a = upper[:, :k] - upper[:, k:] @ intercepts
         b = lower[:, :k] - lower[:, k:] @ intercepts
-        return Y, coefficients, (upper[:, k:], lower[:, k:], S), intercepts, np.stack([a, b])
+        return (upper[:, k:], lower[:, k:], S), intercepts, np.stack([a, b])
 
     def solve(self, Y, gamma):
         """Intercepts ``[b1; b2]`` (2, k) and dual coefficients ``[a~; b~]`` (2, m, k).
@@ -240,6 +250,18 @@ class SpectralAsKLS:
         if return_solution:
             return scores, (intercepts, dual)
         return scores
+
+    def fold_scores(self, Y, gamma, folds):
+        """Out-of-fold scores of both views, and the mean of the fold models.
+
+        See :func:`~digraph_askls.linalg._spectral_folds.spectral_fold_scores`: ``scores``
+        (2, m, k) of each sample under the model trained without its fold, and
+        ``(intercepts, dual)`` of the mean of the fold models, for the held-out index
+        arrays ``folds``.
+        """
+        from ._spectral_folds import spectral_fold_scores
+
+        return spectral_fold_scores(self, Y, gamma, folds)
 
     def _labels(self, Y):
         Y = np.asarray(Y, dtype=np.float64)
