@@ -11,11 +11,13 @@ from digraph_askls.kernels._profiles import HadamardPowerKernel, get_link_profil
 from digraph_askls.kernels._propagated import PropagatedFeatureKernel
 from digraph_askls.kernels._restrict import dense_block, restrict_kernel
 from digraph_askls.kernels._roles import ROLE_FEATURES, get_role_features, get_role_kernel
+from digraph_askls.kernels._smoothed import get_smoothed_attribute_kernel
 from digraph_askls.kernels._families import (
     AttributeKernel,
     InDegreeKernel,
     LinkProfileKernel,
     RoleKernel,
+    SmoothedAttributeKernel,
     WalkKernel,
 )
 from digraph_askls.kernels._specs import (
@@ -50,6 +52,7 @@ __all__ = [
     "PropagatedFeatureKernel",
     "ROLE_FEATURES",
     "RoleKernel",
+    "SmoothedAttributeKernel",
     "SumKernel",
     "WalkKernel",
     "dense_block",
@@ -58,6 +61,7 @@ __all__ = [
     "get_kernel_sum",
     "get_link_profile_kernel",
     "get_role_features",
+    "get_smoothed_attribute_kernel",
     "get_role_kernel",
     "stack_factored",
     "KERNELS",

@@ -9,11 +9,12 @@ from digraph_askls.kernels._attributes import get_attribute_kernel
 from digraph_askls.kernels._graph import get_in_degree_kernel
 from digraph_askls.kernels._profiles import get_link_profile_kernel
 from digraph_askls.kernels._roles import get_role_kernel
+from digraph_askls.kernels._smoothed import get_smoothed_attribute_kernel
 from digraph_askls.kernels._specs import GraphKernel
 from digraph_askls.kernels._walks import get_ppr_kernel
 
 __all__ = ["AttributeKernel", "InDegreeKernel", "LinkProfileKernel", "RoleKernel",
-           "WalkKernel"]
+           "SmoothedAttributeKernel", "WalkKernel"]
 
 
 class WalkKernel(GraphKernel):
@@ -118,6 +119,33 @@ class AttributeKernel(GraphKernel):
         return get_attribute_kernel(adjacency, features, self.hops, self.propagation,
                                     self.self_weight, self.renormalize, self.self_loops,
                                     self.dtype)
+
+
+class SmoothedAttributeKernel(GraphKernel):
+    """Node features smoothed by personalised PageRank over the graph, compared linearly.
+
+    See :func:`~digraph_askls.kernels.get_smoothed_attribute_kernel`: one map the width
+    of the features, each feature's weight shared by all distances. Suits graphs whose
+    neighbours share classes when few nodes are labelled, where the per-hop blocks of
+    :class:`AttributeKernel` have too many weights to learn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from digraph_askls.kernels import SmoothedAttributeKernel
+    >>> SmoothedAttributeKernel().make([(0, 1), (1, 2)], features=np.eye(3)).n_features
+    3
+    """
+
+    needs_features = True
+    gammas = (0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
+
+    def __init__(self, alpha=0.1, n_steps=10):
+        self.alpha = alpha
+        self.n_steps = n_steps
+
+    def _build(self, adjacency, features):
+        return get_smoothed_attribute_kernel(adjacency, features, self.alpha, self.n_steps)
 
 
 class RoleKernel(GraphKernel):

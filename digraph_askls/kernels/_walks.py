@@ -168,6 +168,12 @@ class WalkSeriesKernel(LinearOperator):
         self.n_hops = int(n_hops)
         self.n_threads = n_threads
 
+    @property
+    def stored_links(self):
+        """Stored entries that one step reads for a column of each series: the work of a
+        step is this times the number of columns."""
+        return int(self._links.forward.nnz + self._links.backward.nnz)
+
     def pair_hops(self, X, Y, rows=None, progress=None):
         """``(K @ X, K^T @ Y)`` for blocks in the hop dtype, in the hop dtype.
 
