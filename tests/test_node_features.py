@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import make_directed_sbm
 from digraph_askls.kernels import AttributeKernel, LinkProfileKernel, WalkKernel
-from digraph_askls.models._selection import default_kernels
+from digraph_askls.models._candidates import default_kernels
 
 
 def problem(seed=0, n=120):
@@ -74,7 +74,8 @@ def test_selection_reports_every_candidate_and_chooses_the_best():
     adjacency, labels, known, features = problem(1)
     model = NodeClassifier(random_state=0).fit(adjacency, known, features=features)
     results = model.cv_results_
-    assert set(results["kernel"]) == set(default_kernels(np.sum(known >= 0), True))
+    per_class = np.median(np.bincount(known[known >= 0]))
+    assert set(results["kernel"]) == set(default_kernels(np.sum(known >= 0), True, per_class))
     assert len(results["gamma"]) == len(results["mean_test_score"]) == len(results["fit_time"])
     best = int(np.argmin(results["rank_test_score"]))
     assert model.selection_["score"] == results["mean_test_score"][best]
@@ -84,14 +85,25 @@ def test_selection_reports_every_candidate_and_chooses_the_best():
     assert test.mean() > 0.8
 
 
-def test_one_kernel_and_one_gamma_select_nothing():
+def test_one_configuration_is_still_judged_on_folds():
     adjacency, _, known, features = problem(2)
-    model = NodeClassifier(kernel=LinkProfileKernel(), gamma=10.0).fit(adjacency, known)
-    assert model.selection_["engine"] == "fixed" and model.cv_results_["gamma"] == []
+    # One kernel, one gamma and one merge: nothing to choose, but the fit goes through
+    # the same folds and reports its held-out accuracy.
+    model = NodeClassifier(kernel=LinkProfileKernel(), gamma=10.0, merge="joint",
+                           random_state=0).fit(adjacency, known)
+    assert model.selection_["engine"] == "spectral" and model.cv_results_["gamma"] == [10.0]
+    assert model.selection_["merge"] == "joint" and 0 <= model.selection_["accuracy"] <= 1
+    # A merge the folds do not make (here the stackers on leave-one-out scores) is fitted
+    # by AsKLSClassifier as asked, and no estimate is claimed.
+    fixed = NodeClassifier(kernel=LinkProfileKernel(), gamma=10.0, merge="joint_loo").fit(
+        adjacency, known)
+    assert fixed.selection_["engine"] == "fixed" and fixed.selection_["accuracy"] is None
+    assert fixed.cv_results_["gamma"] == []
+    # A walk kernel's gamma 1.0 makes its inner block indefinite: skipped, not solved.
     listed = NodeClassifier(kernel=[WalkKernel(), AttributeKernel(hops=2)], gamma=[0.01, 1.0],
                             random_state=0).fit(adjacency, known, features=features)
-    assert listed.cv_results_["gamma"] == [0.01, 1.0, 0.01, 1.0]
-    assert listed.cv_results_["engine"] == ["folds", "folds", "loo", "loo"]
+    assert listed.cv_results_["gamma"] == [0.01, 0.01, 1.0]
+    assert listed.cv_results_["engine"] == ["walk", "spectral", "spectral"]
 
 
 def test_primal_weights_of_both_views_reproduce_the_decisions():

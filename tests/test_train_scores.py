@@ -53,28 +53,30 @@ def test_an_indefinite_block_is_reported(problem):
 
 
 def test_folds_in_one_solve_predict_as_tight_fold_solves(problem):
-    # A walk kernel fitted alone: the folds share the walk's steps and stop at rtol 1e-4;
-    # each fold solved on its own to 1e-13, stacked the same way, predicts the same.
-    from sklearn.model_selection import StratifiedKFold
-
+    # A walk kernel scored by its folds in one solve: the folds share the walk's steps
+    # and stop at rtol 1e-4; each fold solved on its own to 1e-13, stacked the same way,
+    # predicts the same.
+    from digraph_askls.models._folds import make_folds, node_keys
     from digraph_askls.models._stackers import joint_logistic_regression
 
     adjacency, labels, known = problem
-    fast = NodeClassifier(kernel=WalkKernel(), random_state=0).fit(adjacency, known)
-    assert fast.selection_["engine"] == "folds" and fast._node_scores is not None
+    fast = NodeClassifier(kernel=WalkKernel(), merge="joint", random_state=0).fit(adjacency,
+                                                                                 known)
+    assert fast.selection_["engine"] == "walk" and fast._node_scores is not None
     K = fast.kernel_
     train = fast.train_nodes_
     codes = known[train]
     Y = np.where(codes[:, None] == np.arange(3), 1.0, -1.0)
     features = np.empty((train.size, 2, 3))
     scores = np.zeros((2, 600, 3))
-    folds = StratifiedKFold(2, shuffle=True, random_state=0).split(train, codes)
-    for fit, valid in folds:
-        rows = train[fit]
+    folds = make_folds(codes, fast.selection_["n_folds"], 0, node_keys(adjacency)[train])
+    for valid in folds:
+        rows = train[np.setdiff1d(np.arange(train.size), valid)]
         alone = solve_with_scores(lambda B, A: K.pair_hops(B, A, rows=rows), rows, 600,
-                                  Y[fit], fast.selection_["gamma"], rtol=1e-13)
+                                  Y[np.setdiff1d(np.arange(train.size), valid)],
+                                  fast.selection_["gamma"], rtol=1e-13)
         features[valid] = np.stack([alone.source, alone.target], axis=1)[train[valid]]
-        scores += np.stack([alone.source, alone.target]) / 2
+        scores += np.stack([alone.source, alone.target]) / len(folds)
     stacker = joint_logistic_regression().fit(features.reshape(train.size, -1), codes)
     test = np.flatnonzero(known < 0)
     tight = stacker.predict(scores[:, test].transpose(1, 0, 2).reshape(test.size, -1))
@@ -104,8 +106,9 @@ def test_predictions_equal_those_of_a_tight_solve(problem, params):
 
 def test_kept_scores_equal_the_views(problem):
     adjacency, _, known = problem
-    clf = NodeClassifier(kernel=WalkKernel(), random_state=0).fit(adjacency, known)
-    assert clf.selection_["engine"] == "folds" and clf.estimator_.merge == "joint"
+    clf = NodeClassifier(kernel=WalkKernel(), merge="joint", random_state=0).fit(adjacency,
+                                                                                known)
+    assert clf.selection_["engine"] == "walk" and clf.estimator_.merge == "joint"
     nodes = np.arange(0, 600, 7)
     views = clf._views(nodes)
     np.testing.assert_allclose(clf.decision_function(nodes),
@@ -120,14 +123,20 @@ def test_kept_scores_equal_the_views(problem):
 
 
 def test_default_fits_the_walk_kernel_alone_on_many_labelled_nodes(problem, monkeypatch):
+    from digraph_askls.models import _candidates
+
     adjacency, labels, known = problem
     monkeypatch.setattr(_selection, "SPECTRAL_MAX_TRAIN", 100)
+    monkeypatch.setattr(_candidates, "SPECTRAL_MAX_TRAIN", 100)
     clf = NodeClassifier(random_state=0, verbose=False).fit(adjacency, known)
-    assert clf.selection_ == dict(kernel=WalkKernel(n_hops=10), gamma=_selection.ALONE_GAMMA,
-                                  score=None, accuracy=None, engine="folds", merge="joint")
-    assert clf.estimator_.n_folds == 2 and len(clf.estimator_.stack_folds_) == 2
+    selection = dict(clf.selection_)
+    score, accuracy = selection.pop("score"), selection.pop("accuracy")
+    assert 2 <= selection.pop("n_folds") <= 20       # as many as the walk's steps afford
+    assert selection == dict(kernel=WalkKernel(n_hops=10), gamma=_selection.ALONE_GAMMA,
+                             engine="walk", merge="joint")
     test = np.flatnonzero(known < 0)
-    assert np.mean(clf.predict(test) == labels[test]) > 0.9
+    correct = np.mean(clf.predict(test) == labels[test])
+    assert correct > 0.9 and abs(accuracy - correct) < 0.05 and 0.9 < score < 1.0
 
 
 def test_progress_of_the_walk_steps(problem, capsys):
@@ -139,51 +148,51 @@ def test_progress_of_the_walk_steps(problem, capsys):
 
 
 def test_folds_in_one_solve_equal_each_fold_alone(problem):
-    from sklearn.model_selection import StratifiedKFold
-
-    from digraph_askls.linalg._scores import solve_with_scores
-    from digraph_askls.models._train_scores import fold_scores
+    from digraph_askls.models._folds import make_folds, walk_out_of_fold
 
     adjacency, _, known = problem
     K = get_graph_kernel("ppr", adjacency, n_hops=5)
     train = np.flatnonzero(known >= 0)
     codes = known[train]
-    scores = fold_scores(restrict_kernel(K, train, train), codes, 0.01, n_folds=3,
-                         rtol=1e-12, random_state=0)
+    folds = make_folds(codes, 3, 0)
+    oof = walk_out_of_fold(restrict_kernel(K, train, train), codes, 0.01, folds, rtol=1e-12)
     Y = np.where(codes[:, None] == np.arange(3), 1.0, -1.0)
-    folds = StratifiedKFold(3, shuffle=True, random_state=0).split(train, codes)
-    for fit, valid in folds:
+    mean_source = np.zeros((600, 3))
+    for valid in folds:
+        fit = np.setdiff1d(np.arange(train.size), valid)
         rows = train[fit]
         alone = solve_with_scores(lambda B, A: K.pair_hops(B, A, rows=rows), rows, 600,
                                   Y[fit], 0.01, rtol=1e-12)
-        np.testing.assert_allclose(scores[0, valid], alone.source[train[valid]], rtol=1e-9,
-                                   atol=1e-14)
-        np.testing.assert_allclose(scores[1, valid], alone.target[train[valid]], rtol=1e-9,
-                                   atol=1e-14)
+        np.testing.assert_allclose(oof.scores[0, valid], alone.source[train[valid]],
+                                   rtol=1e-9, atol=1e-14)
+        np.testing.assert_allclose(oof.scores[1, valid], alone.target[train[valid]],
+                                   rtol=1e-9, atol=1e-14)
+        mean_source += alone.source / 3
+    np.testing.assert_allclose(oof.node_scores.source, mean_source, rtol=1e-9, atol=1e-14)
 
 
 @pytest.mark.parametrize("noise,winner", [(4.0, WalkKernel), (0.3, None)])
 def test_many_labelled_nodes_with_features_rank_on_a_sample(problem, monkeypatch, noise,
                                                             winner):
     from digraph_askls.kernels import AttributeKernel, SumKernel
+    from digraph_askls.models import _candidates
     from digraph_askls.models._selection import _ranking_sample
 
     adjacency, labels, known = problem
     rng = np.random.default_rng(4)
     features = noise * rng.standard_normal((600, 6)) + np.eye(3)[labels].repeat(2, axis=1)
     monkeypatch.setattr(_selection, "SPECTRAL_MAX_TRAIN", 120)
-    from digraph_askls.models import _train_scores
-
+    monkeypatch.setattr(_candidates, "SPECTRAL_MAX_TRAIN", 120)
     solves = []
-    original = _train_scores._fold_solutions
-    monkeypatch.setattr(_train_scores, "_fold_solutions",
+    original = _selection.walk_out_of_fold
+    monkeypatch.setattr(_selection, "walk_out_of_fold",
                         lambda *args, **kwargs: solves.append(1) or original(*args, **kwargs))
     train = np.flatnonzero(known >= 0)
     sample = _ranking_sample(known[train], 0)
     assert sample.size == 120 and np.bincount(known[train][sample]).min() >= 35
     clf = NodeClassifier(random_state=0).fit(adjacency, known, features=features)
     engines = dict(zip(map(type, clf.cv_results_["kernel"]), clf.cv_results_["engine"]))
-    assert engines[WalkKernel] == "folds" and clf.cv_results_["gamma"][-1] == \
+    assert engines[WalkKernel] == "walk" and clf.cv_results_["gamma"][-1] == \
         _selection.ALONE_GAMMA
     chosen = type(clf.selection_["kernel"])
     assert len(solves) == 1           # the winner's folds are not solved again
@@ -191,7 +200,9 @@ def test_many_labelled_nodes_with_features_rank_on_a_sample(problem, monkeypatch
         assert chosen is WalkKernel and clf._node_scores is not None
     else:
         assert chosen in (AttributeKernel, SumKernel)
-        assert clf.selection_["merge"].endswith("_loo")
-    assert clf.estimator_.shape_fit_[0] == train.size        # refitted on every label
+        assert clf.selection_["engine"] == "spectral" and clf._node_scores is None
+    assert clf.estimator_.shape_fit_[0] == train.size        # fitted on every label
+    assert clf.estimator_.dual_coef_.shape[-1] == train.size
     test = np.flatnonzero(known < 0)
-    assert np.mean(clf.predict(test) == labels[test]) > 0.9
+    correct = np.mean(clf.predict(test) == labels[test])
+    assert correct > 0.9 and abs(clf.selection_["accuracy"] - correct) < 0.05

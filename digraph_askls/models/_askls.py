@@ -3,10 +3,12 @@
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
 
 from ..linalg import AsKLSSystem, SolverResult
 from ._base import _KernelLSClassifier
-from ._loo import spectral_of
+from ._folds import decompose
+from ._stackers import softmax_rows, view_logits
 
 __all__ = ["AsKLSClassifier"]
 
@@ -140,7 +142,7 @@ class AsKLSClassifier(_KernelLSClassifier):
 
     def _fit_loo(self, K, codes, Y, spectral=None):
         """Solve through one SVD of ``K`` and stack the exact leave-one-out view scores."""
-        spectral = spectral_of(K) if spectral is None else spectral
+        spectral = decompose(K) if spectral is None else spectral
         scores, (intercepts, dual) = spectral.loo_scores(Y, self.gamma, return_solution=True)
         system = AsKLSSystem(K, gamma=self.gamma)
         x = np.vstack([intercepts, dual[0], dual[1]])
@@ -186,7 +188,18 @@ class AsKLSClassifier(_KernelLSClassifier):
             return self.intercept_[:, None], self.dual_coef_[:, :, None]
         return self.intercept_.T, self.dual_coef_.transpose(1, 2, 0)
 
-    @available_if(lambda self: self.merge in STACKING_MERGES)
+    @available_if(lambda self: self.merge in STACKING_MERGES
+                  or hasattr(self, "view_temperature_"))
     def predict_proba(self, X):
-        """Class probabilities from the stacked logistic regressions (stacking merges)."""
-        return self._predict_proba(X)
+        """Class probabilities: from the stackers (stacking merges), or a softmax of the
+        mean view whose temperature was fitted on out-of-fold scores (the mean view, as
+        fitted by :class:`~digraph_askls.NodeClassifier`'s selection)."""
+        if self._stacking():
+            return self._predict_proba(X)
+        check_is_fitted(self)
+        return self._view_proba(self._raw_decision(X))
+
+    def _view_proba(self, mean):
+        """Softmax of mean view scores (n, k) at ``view_temperature_``."""
+        temperature, scale = self.view_temperature_
+        return softmax_rows(temperature * view_logits(mean, 1) / scale)

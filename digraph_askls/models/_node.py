@@ -12,9 +12,11 @@ from ..graph._index import NodeIndex
 from ..kernels import GraphKernel, restrict_kernel
 from ._askls import MERGES
 from ._checks import SHARED_CONSTRAINTS
-from ._selection import as_recipes, default_kernels, select_kernel
+from ._candidates import as_recipes, default_kernels
+from ._selection import select_kernel
 from ._train_scores import predict_from_scores
 from ._views import KernelViews
+from ._folds import node_keys
 
 __all__ = ["NodeClassifier", "PRESETS"]
 
@@ -94,8 +96,12 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         tells which preset was in effect.
     regularization : "auto", None or float, default="auto"
         Handling of singular systems (see :class:`AsKLSClassifier`).
-    n_folds : int, default=5
-        Folds of the stacking where leave-one-out is not used.
+    n_folds : int, default=20
+        At most this many folds judge the candidates: the labelled nodes of each class are
+        dealt into as many folds as the median class has labelled nodes, at most
+        ``n_folds`` (see :func:`~digraph_askls.models._folds.make_folds`); a walk
+        kernel's folds are joined into fewer where its steps would cost more than
+        :data:`~digraph_askls.models._selection.WALK_STEP_BUDGET`.
     kernel_params : dict, optional
         Parameters of a kernel given by name. The walk kernels (``"ppr"``, ``"ppr_in"``,
         ``"ppr_out"``) hop in float32 unless ``dtype`` is given here: the rounding is far
@@ -159,7 +165,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     ...                                for n in graph}, "x")
     >>> clf = NodeClassifier(merge="average").fit(graph, labels, features="x")
     >>> clf.predict([2, 5]).tolist(), type(clf.selection_["kernel"]).__name__
-    (['a', 'b'], 'AttributeKernel')
+    (['a', 'b'], 'SmoothedAttributeKernel')
     """
 
     _parameter_constraints: dict = {
@@ -174,7 +180,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     }
 
     def __init__(self, kernel="auto", gamma="auto", merge="auto", solver="auto",
-                 preset="auto", regularization="auto", n_folds=5, kernel_params=None,
+                 preset="auto", regularization="auto", n_folds=20, kernel_params=None,
                  tol=1e-4, max_iter=None, random_state=None, operator=None, verbose=False):
         self.kernel = kernel
         self.gamma = gamma
@@ -249,7 +255,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
                 raise ValueError("kernel_params set the parameters of a kernel given by name; "
                                  "with kernel='auto' pass kernel='ppr' (or another name), or "
                                  "kernel recipes such as WalkKernel(alpha=0.8)")
-            recipes = default_kernels(train.size, features is not None)
+            recipes = default_kernels(train.size, features is not None,
+                                      float(np.median(np.bincount(codes[train])[np.unique(codes[train])])))
         else:
             recipes = as_recipes(config["kernel"], config["kernel_params"])
         gammas = None if _same(config["gamma"], "auto") else config["gamma"]
@@ -261,10 +268,12 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         def build(recipe):
             return recipe.make(adjacency, features)
 
+        selected = select_kernel(recipes, build, codes[train], train, gammas, params,
+                                 operator=self.operator, verbose=self.verbose,
+                                 keys=node_keys(adjacency, features)[train],
+                                 fixed=self.preset_ is not None)
         (self.kernel_, self.estimator_, self.selection_, self.cv_results_,
-         self._node_scores) = select_kernel(recipes, build, codes[train], train, gammas,
-                                            params, operator=self.operator,
-                                            verbose=self.verbose)
+         self._node_scores) = selected
         self.classes_ = np.asarray(classes)[self.estimator_.classes_]
         return self
 
@@ -287,13 +296,21 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
 
     def predict(self, nodes=None):
         """Predicted class of ``nodes`` (all nodes, in node order, when None)."""
-        index = self._kept(nodes)
-        if index is not None:
-            scores = predict_from_scores(self.estimator_, self._node_scores, index)
-            codes = self.estimator_._labels_of(scores)
-        else:
-            codes = self.estimator_.predict(self._views(nodes))
+        check_is_fitted(self)
+        codes = self._predict_codes(None if nodes is None else self._indices(nodes))
         return self.classes_[np.searchsorted(self.estimator_.classes_, codes)]
+
+    def _predict_codes(self, index):
+        """The estimator's class codes of the nodes at positions ``index``."""
+        check_is_fitted(self)
+        if index is None:
+            index = np.arange(len(self.nodes_))
+        if getattr(self, "_node_scores", None) is not None:
+            scores = predict_from_scores(self.estimator_, self._node_scores, index)
+            return self.estimator_._labels_of(scores)
+        train = self.train_nodes_
+        return self.estimator_.predict(KernelViews(restrict_kernel(self.kernel_, index, train),
+                                                   restrict_kernel(self.kernel_, train, index)))
 
     def predict_proba(self, nodes=None):
         """Class probabilities (stacking merges only), columns in ``classes_`` order."""

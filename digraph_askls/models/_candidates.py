@@ -1,0 +1,81 @@
+"""The candidate kernels of ``NodeClassifier(kernel="auto")``, and what a ``kernel``
+parameter stands for."""
+
+from ..kernels import (AttributeKernel, GraphKernel, LinkProfileKernel, NamedKernel,
+                       RoleKernel, SmoothedAttributeKernel, WalkKernel)
+
+__all__ = ["FEW_LABELS_PER_CLASS", "SPECTRAL_MAX_TRAIN", "as_recipes", "default_kernels"]
+
+#: Largest number of labelled nodes whose dense training kernel is decomposed for the
+#: selection (an SVD of this size takes about 10 s on 2 cores).
+SPECTRAL_MAX_TRAIN = 5000
+
+
+#: With at most this many labelled nodes per class (the median over the classes), the
+#: defaults add candidates that need few weights: features smoothed by personalised
+#: PageRank (one weight per feature, shared by all distances) and the undirected
+#: personalised-PageRank walk of the vote peers.
+FEW_LABELS_PER_CLASS = 50
+
+
+def default_kernels(n_train, has_features, labels_per_class=None):
+    """The candidate kernels of ``NodeClassifier(kernel="auto")``.
+
+    With node features, three attribute kernels: features averaged over 5 hops of the
+    undirected graph (graphs whose neighbours share classes: citations); own features
+    beside the separate means of out- and in-neighbours, each at unit length (web pages,
+    whose neighbours differ from them); own features beside role bins of degree and text
+    length (co-occurrence graphs whose classes follow how much a node says). Then, for
+    the structure, the walk kernel (homophilous graphs) and, where its dense training
+    block is affordable, the link-profile kernel (graphs whose links are not votes) with
+    a little of the role bins (and of the features).
+
+    With few labelled nodes per class (``labels_per_class``, the median over the classes,
+    at most :data:`FEW_LABELS_PER_CLASS`), two more: the features smoothed by personalised
+    PageRank (:class:`~digraph_askls.kernels.SmoothedAttributeKernel`), and the
+    undirected personalised-PageRank walk (``alpha=0.85``, 10 steps), the kernel of the
+    PageRank vote, so that the selection can fall back on what the vote does.
+    Measured per graph in ``docs/results/directed.md`` and ``docs/results/few_labels.md``.
+    """
+    few = labels_per_class is not None and labels_per_class <= FEW_LABELS_PER_CLASS
+    kernels = []
+    if has_features:
+        if few:
+            kernels.append(SmoothedAttributeKernel())
+        kernels += [
+            AttributeKernel(),
+            AttributeKernel(hops=1, propagation="both", self_weight=2.0, renormalize=True,
+                            self_loops=False),
+            AttributeKernel(hops=0) + RoleKernel(bins=16),
+        ]
+    if n_train <= SPECTRAL_MAX_TRAIN:
+        kernels.append(WalkKernel())
+    else:
+        # With many labelled nodes a labelled one is a few steps away: 10 steps classify
+        # as well as 20 (directed SBMs, Pubmed; docs/results/speed.md) at half the cost.
+        kernels.append(WalkKernel(n_hops=10))
+    if few:
+        kernels.append(WalkKernel(alpha=0.85, beta=1.0, n_hops=10))
+    if n_train <= SPECTRAL_MAX_TRAIN:
+        profile = LinkProfileKernel() + 0.1 * RoleKernel(bins=16)
+        if has_features:
+            profile = profile + 0.05 * AttributeKernel(hops=0)
+        kernels.append(profile)
+    return kernels
+
+
+def as_recipes(kernel, kernel_params=None):
+    """The list of recipes a ``kernel`` parameter stands for (a name, a recipe, a list)."""
+    items = kernel if isinstance(kernel, list) else [kernel]
+    if not items:
+        raise ValueError("kernel must name at least one kernel, got an empty list")
+    recipes = []
+    for item in items:
+        if isinstance(item, GraphKernel):
+            recipes.append(item)
+        elif isinstance(item, str):
+            recipes.append(NamedKernel(item, kernel_params))
+        else:
+            raise TypeError(f"kernel must be 'auto', a kernel name, a GraphKernel or a list "
+                            f"of these, got {type(item).__name__} ({item!r:.60})")
+    return recipes

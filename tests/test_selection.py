@@ -1,0 +1,169 @@
+"""The selection's numbers against brute force: every engine's out-of-fold scores equal
+refits without each fold, and the accuracy ``selection_`` reports equals the accuracy of
+held-out refits of the whole model, merge included."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.sparse.linalg import aslinearoperator
+
+from digraph_askls import AsKLSClassifier, NodeClassifier
+from digraph_askls.datasets import make_directed_sbm
+from digraph_askls.experiments import class_splits
+from digraph_askls.kernels import (AttributeKernel, LinkProfileKernel, WalkKernel,
+                                   get_graph_kernel, restrict_kernel)
+from digraph_askls.linalg import AsKLSSystem
+from digraph_askls.models._folds import (coarsen_folds, decompose, label_columns, make_folds,
+                                         node_keys,
+                                         solved_out_of_fold, spectral_out_of_fold,
+                                         walk_out_of_fold)
+from digraph_askls.models._merges import merge_probabilities
+
+
+def graph_problem(seed=0, n=150, n_classes=3, per_class=15):
+    adjacency, labels = make_directed_sbm(n, n_classes, 6, p_in=0.6, random_state=seed)
+    rng = np.random.default_rng(seed)
+    features = 0.6 * rng.standard_normal((n, 5))
+    features[np.arange(n), labels] += 1.0
+    train = np.sort(np.concatenate([rng.choice(np.flatnonzero(labels == c), per_class,
+                                               replace=False) for c in range(n_classes)]))
+    return adjacency, labels, features, train
+
+
+def dense_refit(K, Y, gamma):
+    """The label-free system solved densely: intercepts (2, k), dual (2, m, k)."""
+    system = AsKLSSystem(K, gamma=gamma)
+    return system.split(np.linalg.solve(system.to_dense(), system.rhs(Y)))
+
+
+def refit_scores(K, Y, gamma, folds, with_intercepts=True):
+    """Out-of-fold view scores and the mean fold model by one dense solve per fold."""
+    m, k = Y.shape
+    scores, mean_dual, mean_intercepts = np.empty((2, m, k)), np.zeros((2, m, k)), 0.0
+    for held in folds:
+        fit = np.setdiff1d(np.arange(m), held)
+        intercepts, dual = dense_refit(K[np.ix_(fit, fit)], Y[fit], gamma)
+        shift = intercepts if with_intercepts else np.zeros_like(intercepts)
+        scores[0, held] = K[np.ix_(held, fit)] @ dual[1] + shift[0]
+        scores[1, held] = K[np.ix_(fit, held)].T @ dual[0] + shift[1]
+        mean_dual[:, fit] += dual / len(folds)
+        mean_intercepts = mean_intercepts + intercepts / len(folds)
+    return scores, mean_intercepts, mean_dual
+
+
+@pytest.mark.parametrize("engine", ["spectral dense", "spectral maps", "walk", "solved"])
+def test_out_of_fold_scores_of_every_engine_equal_refits_without_each_fold(engine):
+    adjacency, labels, features, train = graph_problem()
+    codes = labels[train]
+    Y = label_columns(codes)
+    folds = make_folds(codes, 5, random_state=0)
+    gamma = 0.01 if engine == "walk" else 0.5
+    if engine == "walk":
+        kernel = get_graph_kernel("ppr", adjacency, n_hops=6)           # float64 steps
+        oof = walk_out_of_fold(restrict_kernel(kernel, train, train), codes, gamma, folds,
+                               rtol=1e-12)
+    elif engine == "solved":
+        rng = np.random.default_rng(1)
+        kernel = aslinearoperator(np.abs(rng.standard_normal((150, 150))) / 150)
+        oof = solved_out_of_fold(restrict_kernel(kernel, train, train), codes, gamma, folds,
+                                 solver="dense", rtol=1e-12)
+    else:
+        recipe = (LinkProfileKernel() if engine == "spectral dense"
+                  else AttributeKernel(hops=1, propagation="directed", dtype="float64"))
+        kernel = recipe.make(adjacency, features)
+        train_kernel = restrict_kernel(kernel, train, train)
+        oof = spectral_out_of_fold(decompose(train_kernel), codes, gamma, folds)
+    dense = kernel.to_dense() if hasattr(kernel, "to_dense") else kernel @ np.eye(150)
+    K = dense[np.ix_(train, train)]
+    scores, intercepts, dual = refit_scores(K, Y, gamma, folds, engine != "walk")
+    np.testing.assert_allclose(oof.scores, scores, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(oof.mean_model[1], dual, rtol=1e-7, atol=1e-10)
+    if engine != "walk":
+        np.testing.assert_allclose(oof.mean_model[0], intercepts, rtol=1e-7, atol=1e-10)
+        np.testing.assert_allclose(oof.full_model[1], dense_refit(K, Y, gamma)[1], rtol=1e-7,
+                                   atol=1e-10)
+    else:
+        # Every node's scores under the mean fold model, read off the solve's products.
+        np.testing.assert_allclose(oof.node_scores.source, dense[:, train] @ dual[1],
+                                   rtol=1e-7, atol=1e-12)
+
+
+@pytest.mark.parametrize("recipe, merge", [
+    (AttributeKernel(hops=1, dtype="float64"), "average"),
+    (AttributeKernel(hops=1, dtype="float64"), "joint"),
+    (LinkProfileKernel(), "blend"),
+    (WalkKernel(n_hops=6, dtype="float64"), "joint"),
+])
+def test_the_reported_accuracy_is_that_of_held_out_refits(recipe, merge):
+    # Brute force: leave each fold out, refit AsK-LS on the rest by dense solves, score the
+    # fold; then leave each fold out again, fit the merge on the other folds' scores and
+    # predict the fold. The selection's accuracy must be exactly that of these predictions.
+    adjacency, labels, features, train = graph_problem(seed=2)
+    known = np.full(labels.size, -1)
+    known[train] = labels[train]
+    gamma = "auto" if isinstance(recipe, WalkKernel) else 0.3     # a walk: in one solve
+    model = NodeClassifier(kernel=recipe, gamma=gamma, merge=merge, random_state=0)
+    model.fit(adjacency, known, features=features)
+    selection = model.selection_
+    codes = labels[train]
+    # The labelled nodes dealt into as many folds as a class has nodes (at most 20); a
+    # walk kernel's folds joined into as many as its steps afford; the merges
+    # cross-validated on those joined into at most 5.
+    base = make_folds(codes, min(20, np.bincount(codes).min()), 0,
+                      node_keys(adjacency, features)[train])
+    folds = coarsen_folds(base, selection["n_folds"])
+    K = recipe.make(adjacency, features)
+    dense = K.to_dense() if hasattr(K, "to_dense") else K @ np.eye(labels.size)
+    scores = refit_scores(dense[np.ix_(train, train)], label_columns(codes),
+                          selection["gamma"], folds, not isinstance(recipe, WalkKernel))[0]
+    predicted = np.empty(codes.size, dtype=int)
+    for held in coarsen_folds(folds, 5):
+        fit = np.setdiff1d(np.arange(codes.size), held)
+        proba = merge_probabilities(merge, scores[:, fit], codes[fit], scores[:, held], 3)
+        predicted[held] = np.argmax(proba, axis=1)
+    assert selection["merge"] == merge
+    assert selection["accuracy"] == pytest.approx(np.mean(predicted == codes), abs=1e-12)
+
+
+def test_a_near_constant_model_is_judged_at_chance_where_leave_one_out_stacking_is_fooled():
+    # Features with no signal and a tiny gamma: the model is its intercepts. Leaving one
+    # node out lowers its own class's intercept, so its leave-one-out scores point away
+    # from its class, and a stacker reads that artefact. Out-of-fold scores do not carry
+    # it: the reported accuracy stays near chance, as the test accuracy does.
+    rng = np.random.default_rng(5)
+    n, m = 600, 60
+    labels = np.arange(n) % 3
+    features = rng.standard_normal((n, 20))
+    adjacency = make_directed_sbm(n, 3, 4, p_in=1 / 3, random_state=5)[0]
+    train = np.sort(rng.choice(n, m, replace=False))
+    test = np.setdiff1d(np.arange(n), train)
+    K = AttributeKernel(hops=0).make(adjacency, features)
+    block = restrict_kernel(K, train, train)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fooled = AsKLSClassifier(gamma=1e-3, merge="joint_loo").fit(block, labels[train])
+    loo_features = fooled.stacking_scores_.reshape(m, -1)
+    claimed = np.mean(fooled.stackers_[0].predict(loo_features) == labels[train])
+    known = np.full(n, -1)
+    known[train] = labels[train]
+    model = NodeClassifier(kernel=AttributeKernel(hops=0), gamma=1e-3, random_state=0).fit(
+        adjacency, known, features=features)
+    truth = np.mean(model.predict(test) == labels[test])
+    assert claimed > 0.9                                     # the artefact
+    assert truth < 0.45 and abs(model.selection_["accuracy"] - truth) < 0.15
+
+
+def test_chameleon_with_twenty_labels_per_class_and_features(shared):
+    graph = shared("chameleon")
+    correct = []
+    for seed, train, test in class_splits(graph.labels, 20, 2, random_state=0):
+        known = np.full(graph.n_nodes, -1)
+        known[train] = graph.labels[train]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = NodeClassifier(random_state=seed[1]).fit(graph.adjacency, known,
+                                                             features=graph.features)
+        correct.append(np.mean(model.predict(test) == graph.labels[test]))
+        assert abs(model.selection_["accuracy"] - correct[-1]) < 0.12
+    assert np.mean(correct) > 0.45
