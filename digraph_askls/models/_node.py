@@ -13,6 +13,7 @@ from ..kernels import GraphKernel, restrict_kernel
 from ._askls import MERGES
 from ._checks import SHARED_CONSTRAINTS
 from ._new_nodes import fitted_features, grown_views
+from ._persistence import lean_state
 from ._selection import as_recipes, default_kernels, select_kernel
 from ._train_scores import predict_from_scores
 from ._views import KernelViews
@@ -121,8 +122,10 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         Node order (names of the nodes as in the input graph).
     classes_ : ndarray
         Class labels.
-    kernel_ : sparse matrix or LinearOperator
-        The graph kernel in use, on all nodes.
+    kernel_ : sparse matrix, LinearOperator or None
+        The graph kernel in use, on all nodes. None in a model loaded from a file
+        when the fit kept every node's scores (they alone predict the fitted nodes;
+        see :meth:`__getstate__`).
     train_nodes_ : ndarray of int
         Indices of the labelled nodes.
     estimator_ : AsKLSClassifier
@@ -398,6 +401,10 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             If the kernel in use has no explicit feature maps (a walk kernel).
         """
         check_is_fitted(self)
+        if self.kernel_ is None:
+            raise ValueError("this model was saved without its kernel (its fit kept every "
+                             "node's scores, which is a walk kernel's): a walk kernel has "
+                             "no explicit feature maps")
         train = self.train_nodes_
         block = restrict_kernel(self.kernel_, train, train)
         transpose_dot = getattr(block, "maps_transpose_dot", None)
@@ -410,3 +417,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
                 "target": transpose_dot(dual[0], side="source").T,
                 "feature_names": getattr(self.kernel_, "feature_names", None)}
 
+    def __getstate__(self):
+        """The state that pickle and joblib save: lean (see
+        :func:`~digraph_askls.models._persistence.lean_state`)."""
+        return lean_state(super().__getstate__())
