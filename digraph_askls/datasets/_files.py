@@ -10,7 +10,8 @@ import numpy as np
 from scipy import sparse
 
 from digraph_askls.datasets._tables import (TableError, first_rows, looks_like_header,
-                                            pandas_module, read_table, table_format, where)
+                                            pandas_module, read_table, reading, table_format,
+                                            where)
 from digraph_askls.graph import Graph, get_adjacency, get_labels
 from digraph_askls.graph._frames import SOURCE_NAMES, TARGET_NAMES, edge_frame_columns
 
@@ -289,9 +290,12 @@ def load_graph_files(edges, labels=None, features=None, *, header=None, undirect
     """
     from pathlib import Path
 
-    adjacency, nodes = read_edges(edges, header, undirected)
-    label_of = {} if labels is None else read_labels(labels, header)
-    table = None if features is None else read_features(features, header)
+    with reading(edges, "edges"):
+        adjacency, nodes = read_edges(edges, header, undirected)
+    with reading(labels, "labels"):
+        label_of = {} if labels is None else read_labels(labels, header)
+    with reading(features, "features"):
+        table = None if features is None else read_features(features, header)
     known = set(nodes)
     extra = [node for node in label_of if node not in known]
     if table is not None:

@@ -8,6 +8,7 @@ only, to name the file, the line and what was expected. pandas and pyarrow come 
 """
 
 import bz2
+import contextlib
 import csv
 import gzip
 import importlib.util
@@ -16,7 +17,7 @@ import warnings
 from pathlib import Path
 
 __all__ = ["TableError", "first_rows", "is_number", "line_of_row", "looks_like_header",
-           "read_table", "table_format"]
+           "read_table", "reading", "table_format"]
 
 _COMPRESSED = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 
@@ -125,6 +126,21 @@ def check_field_counts(path, sep, allowed, what):
         if len(fields) not in allowed:
             raise TableError(f"{path}:{number}: expected {counts} fields ({what}), got "
                              f"{len(fields)}: {line[:120]!r}")
+
+
+@contextlib.contextmanager
+def reading(path, what):
+    """Errors of the parsers and decompressors as :class:`TableError` naming the file:
+    a file cut short, damaged or of another format. A missing file stays a
+    ``FileNotFoundError``."""
+    try:
+        yield
+    except (TableError, FileNotFoundError):
+        raise
+    except (EOFError, OSError, UnicodeDecodeError, ValueError, csv.Error) as error:
+        raise TableError(f"{path}: cannot be read as a table of {what}; it may be cut "
+                         f"short, damaged or of another format ({type(error).__name__}: "
+                         f"{error})") from None
 
 
 def _read_fast(path, sep, names, skip, text_columns):
