@@ -238,3 +238,22 @@ def test_names_are_the_text_written_whatever_they_look_like(tmp_path, text, node
     graph = load_graph_files(_write(tmp_path, "edges.csv", text))
     assert graph.node_names == nodes
     assert graph.adjacency[0, 1] == 1
+
+
+@pytest.mark.parametrize("name, content, expected", [
+    ("edges.csv.gz", gzip.compress("source,target\n".encode() + "".join(
+        f"n{i * 7919 % 10007},n{i * 104729 % 10007}\n" for i in range(5000)).encode())[:2000],
+     "cut short, damaged or of another format"),                     # a truncated gzip
+    ("edges.parquet", b"source,target\na,b\n", "Parquet magic bytes not found"),
+    ("edges.csv", b"\xff\xfe\x00binary\x00data\n", "UnicodeDecodeError"),
+])
+def test_a_file_cut_short_or_of_another_format_is_named(tmp_path, capsys, name, content,
+                                                        expected):
+    (tmp_path / name).write_bytes(content)
+    _write(tmp_path, "labels.csv", "node,label\na,red\nb,blue\n")
+    code = cli.main(["predict", "--quiet", "--edges", str(tmp_path / name), "--labels",
+                     str(tmp_path / "labels.csv"), "--out", str(tmp_path / "out.csv")])
+    message = capsys.readouterr().err
+    assert code == 2 and f"{tmp_path / name}: cannot be read as a table of edges" in message
+    assert expected in message, message
+    assert not (tmp_path / "out.csv").exists() and _leftovers(tmp_path) == []

@@ -113,15 +113,18 @@ def read_edges(path, header=None, undirected=False):
     if sep != "parquet":
         frame = read_table(path, sep, names, has_header, [source, target], {len(names)},
                            what)
-    frame = _as_text(frame, [source, target])
-    for column, role in ((source, "a source node"), (target, "a target node")):
-        _check_present(frame, column, path, sep, has_header, role)
+    numbers = None
+    if sep != "parquet" and not frame[[source, target]].isna().to_numpy().any():
+        numbers = _plain_integers(frame, [source, target])    # digits only: nothing to strip
+    if numbers is None:
+        frame = _as_text(frame, [source, target])
+        for column, role in ((source, "a source node"), (target, "a target node")):
+            _check_present(frame, column, path, sep, has_header, role)
     columns = [source, target]
     if weight is not None:
         frame[weight] = _numbers(frame, weight, path, sep, has_header,
                                  "a weight (a number >= 0)", low=0.0)
         columns.append(weight)
-    numbers = _plain_integers(frame, [source, target])
     if numbers is not None:
         frame = frame[columns].assign(**{source: numbers[0], target: numbers[1]})
     adjacency, nodes = get_adjacency(frame[columns], columns=columns)
