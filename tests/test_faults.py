@@ -283,7 +283,6 @@ def test_a_worker_killed_mid_solve_is_survived_through_the_block_copies(
     remote = _solve(operator, Y)
     assert client.killed is not None and client.gathers > 4      # killed mid-solve
     np.testing.assert_array_equal(remote.x, local.x)              # the same answer
-    cluster_client.wait_for_workers(2, timeout=60)
 
 
 def test_a_worker_killed_mid_solve_without_copies_stops_with_an_error_that_says_so(
@@ -291,11 +290,11 @@ def test_a_worker_killed_mid_solve_without_copies_stops_with_an_error_that_says_
     from digraph_askls.distributed import DaskKernelOperator, WorkerLostError
 
     K, Y = training_problem
+    cluster_client.wait_for_workers(2, timeout=60)       # the worker killed before is back
+    with pytest.raises(ValueError, match=r"replicas must be an integer in \[1, 2\]"):
+        DaskKernelOperator(K, cluster_client, replicas=3)
     client = _KillingClient(cluster_client, after=4)
     operator = DaskKernelOperator(K, client)
     with pytest.raises(WorkerLostError, match="was lost during a product .* replicas=2"):
         _solve(operator, Y)
     assert client.killed is not None
-    cluster_client.wait_for_workers(2, timeout=60)
-    with pytest.raises(ValueError, match=r"replicas must be an integer in \[1, 2\]"):
-        DaskKernelOperator(K, cluster_client, replicas=3)

@@ -13,6 +13,7 @@ from scipy import sparse
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import make_directed_sbm
+from digraph_askls.kernels import AttributeKernel
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -61,7 +62,10 @@ def _grown(adjacency, features, k=5):
 @pytest.mark.parametrize("with_features", [False, True], ids=["kept scores", "kernel"])
 def test_a_model_loaded_in_another_process_predicts_the_same(tmp_path, with_features):
     adjacency, labels, features = _problem(with_features)
-    model = NodeClassifier(random_state=0).fit(adjacency, labels, features=features)
+    # With features, one kernel and one gamma: the kernel (explicit maps) is saved.
+    model = NodeClassifier(kernel=AttributeKernel(hops=2) if with_features else "auto",
+                           gamma=1.0 if with_features else "auto", random_state=0)
+    model.fit(adjacency, labels, features=features)
     assert (model._node_scores is None) == with_features
     grown, grown_features, new = _grown(adjacency, features)
     path = tmp_path / "model.joblib"

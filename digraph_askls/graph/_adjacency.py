@@ -113,8 +113,8 @@ def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None, columns=N
         adjacency, nodes = from_edge_index(graph, nodelist, weight)
     else:
         raise TypeError(
-            "graph must be a networkx graph, a sparse matrix, a numpy array, an edge "
-            "list (list of pairs or triples), a pandas DataFrame of edges or an object "
+            "graph must be a networkx graph, a sparse matrix, a numpy array or an edge "
+            "list (list of pairs or triples), a pandas DataFrame of edges, or an object "
             f"with edge_index and num_nodes, got {type(graph).__name__}"
         )
     if n_nodes is not None and adjacency.shape[0] != n_nodes:
