@@ -14,6 +14,7 @@ import sys
 import warnings
 
 from ._notes import Notes, held_warnings
+from ._predict_files import add_predict_parser
 from .experiments import DIRECTED_DATASETS, DIRECTED_METHODS
 from .models import PRESETS
 
@@ -29,6 +30,7 @@ EPILOG_RUN = """examples:
 
 
 EPILOG_MAIN = """examples:
+  digraph-askls predict --edges edges.csv --labels labels.csv --out predictions.csv
   digraph-askls run --dataset cora --data-home ../shared/datasets
   digraph-askls run --dataset sbm --trials 3 --quiet
   digraph-askls table4 --datasets heart --trials 2 --cv 3 --quiet
@@ -201,8 +203,9 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog="digraph-askls",
         description="Node classification on directed graphs with AsK-LS, the least-squares "
-                    "SVM for asymmetric kernels: run it on a dataset, reproduce the "
-                    "paper's Tables 1, 3 and 4, or build the table of directed graphs.",
+                    "SVM for asymmetric kernels: classify the nodes of your own graph "
+                    "files, run it on a dataset, reproduce the paper's Tables 1, 3 and 4, "
+                    "or build the table of directed graphs.",
         epilog=EPILOG_MAIN, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     commands = parser.add_subparsers(dest="command", metavar="command", required=True)
@@ -331,6 +334,8 @@ def build_parser():
     table4.add_argument("--out", default=None, help="folder for table4.md and table4.json")
     table4.add_argument("--quiet", action="store_true", help="no progress bars")
     table4.set_defaults(handler=_command_table4)
+
+    add_predict_parser(commands, dict(formatter_class=argparse.RawDescriptionHelpFormatter))
     return parser
 
 
@@ -344,7 +349,7 @@ def main(argv=None):
     try:
         with held_warnings(notes):
             return args.handler(args, notes)
-    except (ValueError, FileNotFoundError, OSError) as exc:
+    except (ValueError, FileNotFoundError, OSError, ImportError) as exc:
         notes.write(f"digraph-askls {args.command}: error: {exc}")
         return 2
 

@@ -86,3 +86,14 @@ def test_attributes_and_direction_runs(monkeypatch):
     assert "primal weights: {'source': (7, 2866), 'target': (7, 2866)}" in text
     assert "chameleon: 2277 nodes" in text
     assert "default" in text and "(link profile" in text       # the kernel chosen on Chameleon
+
+
+@pytest.mark.timeout(150)
+def test_new_nodes_runs(monkeypatch):
+    """A paper arriving after the fit, held-out nodes arriving in batches (a synthetic
+    graph in short mode, no data needed), the model saved and loaded (about 10 s)."""
+    text = _printed(_execute("04_new_nodes.ipynb", monkeypatch))
+    assert "mode: short" in text
+    assert "predicted: {'new paper': 'theory', 'review': 'systems'}" in text
+    assert "synthetic, all 210 held-out nodes: as new nodes" in text
+    assert "loaded model predicts the last batch the same: True" in text

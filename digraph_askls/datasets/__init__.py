@@ -1,6 +1,7 @@
 """datasets layer of digraph_askls: data home, registry of named datasets, file readers."""
 
 from digraph_askls.datasets._base import get_data_home
+from digraph_askls.datasets._files import load_graph_files
 from digraph_askls.datasets._heterophily import load_geom_gcn, load_heterophilous_npz
 from digraph_askls.datasets._linqs import load_linqs, load_pubmed_linqs, load_pubmed_tsv
 from digraph_askls.datasets._load import load_dataset
@@ -14,6 +15,7 @@ __all__ = [
     "list_datasets",
     "load_askls_mat",
     "load_dataset",
+    "load_graph_files",
     "load_geom_gcn",
     "load_heterophilous_npz",
     "load_linqs",

@@ -5,6 +5,7 @@ it is imported only when used.
 """
 
 from ._lazy import import_optional
+from ._lost import WorkerLostError
 from ._operator import DaskKernelOperator, row_block_bounds
 
-__all__ = ["DaskKernelOperator", "import_optional", "row_block_bounds"]
+__all__ = ["DaskKernelOperator", "WorkerLostError", "import_optional", "row_block_bounds"]

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator
 
 from ._lazy import import_optional
+from ._lost import run_on_copies
 
 __all__ = ["DaskKernelOperator", "row_block_bounds", "INLINE_BYTES"]
 
@@ -102,6 +103,13 @@ class DaskKernelOperator(LinearOperator):
         only ``K`` is kept; each row block returns ``K_b^T X_b`` (``n_cols * k``
         floats per block) and the client adds them in block order, so the solver's
         iterates drift from the local ones by amplified rounding errors.
+    replicas : int, default=1
+        Workers holding a copy of each row block. Scattered blocks live only in their
+        workers' memory: with one copy, a worker lost during a solve takes its blocks
+        with it and the solve stops with :class:`WorkerLostError`; with two or more, a
+        product whose copy was lost runs again on the next copy, and the solve completes
+        with the same answer (``replicas - 1`` losses of a block's workers are survived,
+        at ``replicas`` times the memory).
 
     Attributes
     ----------
@@ -135,7 +143,7 @@ class DaskKernelOperator(LinearOperator):
         True
     """
 
-    def __init__(self, K, client, n_blocks=None, transpose="store"):
+    def __init__(self, K, client, n_blocks=None, transpose="store", replicas=1):
         import_optional("dask.distributed")
         if transpose not in ("reduce", "store"):
             raise ValueError(f"transpose must be 'reduce' or 'store', got {transpose!r}")
@@ -145,6 +153,11 @@ class DaskKernelOperator(LinearOperator):
         workers = sorted(client.scheduler_info()["workers"])
         if not workers:
             raise ValueError("the dask client has no workers, got 0")
+        if (not isinstance(replicas, numbers.Integral) or isinstance(replicas, bool)
+                or not 1 <= replicas <= len(workers)):
+            raise ValueError(f"replicas must be an integer in [1, {len(workers)}] (the "
+                             f"workers of the cluster), got {replicas!r}")
+        self.replicas = int(replicas)
         if n_blocks is None:
             n_blocks = min(len(workers), K.shape[0])
         super().__init__(dtype=np.float64, shape=K.shape)
@@ -152,7 +165,8 @@ class DaskKernelOperator(LinearOperator):
         self.nnz = int(K.nnz)
         self._structure_cache = None
         self.bounds = row_block_bounds(K.shape[0], n_blocks, K.indptr)
-        self._workers = [workers[b % len(workers)] for b in range(n_blocks)]
+        self._holders = [[workers[(b + r) % len(workers)] for r in range(self.replicas)]
+                         for b in range(n_blocks)]
         self.transpose = transpose
         self._blocks = self._scatter_rows(K, self.bounds)
         self._transposed_blocks = None
@@ -163,8 +177,10 @@ class DaskKernelOperator(LinearOperator):
             self._transposed_blocks = self._scatter_rows(KT, self.transposed_bounds)
 
     def _scatter_rows(self, K, bounds):
-        return [self.client.scatter(K[start:stop], workers=[worker], hash=False)
-                for start, stop, worker in zip(bounds[:-1], bounds[1:], self._workers)]
+        """The copies ``[(future, worker), ...]`` of each row block, one key per copy."""
+        return [[(self.client.scatter(K[start:stop], workers=[worker], hash=False), worker)
+                 for worker in holders]
+                for start, stop, holders in zip(bounds[:-1], bounds[1:], self._holders)]
 
     @property
     def n_blocks(self):
@@ -173,10 +189,8 @@ class DaskKernelOperator(LinearOperator):
 
     def _structure(self):
         if self._structure_cache is None:
-            futures = [self.client.submit(_block_structure, block, start, workers=[worker])
-                       for block, start, worker in zip(self._blocks, self.bounds[:-1],
-                                                       self._workers)]
-            parts = self.client.gather(futures)
+            parts = run_on_copies(self.client, _block_structure, self._blocks,
+                                  lambda b: (self.bounds[b],), "the kernel's structure")
             self._structure_cache = (np.concatenate([p[0] for p in parts]),
                                      np.concatenate([p[1] for p in parts]),
                                      sum(p[2] for p in parts))
@@ -202,9 +216,12 @@ class DaskKernelOperator(LinearOperator):
         return self._structure()[1:]
 
     def _send(self, X, workers, broadcast=False):
-        """Small blocks travel inside the task; large ones are scattered once first."""
+        """Small blocks travel inside the task; large ones are scattered once first (to
+        every worker when blocks have copies: a task may run again on another)."""
         if X.nbytes <= INLINE_BYTES:
             return X
+        if self.replicas > 1:
+            return self.client.scatter(X, broadcast=True, hash=False)
         return self.client.scatter(X, workers=sorted(set(workers)), broadcast=broadcast,
                                    hash=False)
 
@@ -217,24 +234,21 @@ class DaskKernelOperator(LinearOperator):
 
     def _row_products(self, blocks, X):
         X = np.ascontiguousarray(self._as_block(X))
-        shared = self._send(X, self._workers, broadcast=True)
-        futures = [self.client.submit(_block_matmat, block, shared, workers=[worker],
-                                      pure=False)
-                   for block, worker in zip(blocks, self._workers)]
-        return np.vstack(self.client.gather(futures))
+        workers = sorted({holders[0] for holders in self._holders})
+        shared = self._send(X, workers, broadcast=True)
+        return np.vstack(run_on_copies(self.client, _block_matmat, blocks, lambda b: (shared,),
+                                       "a product with the kernel"))
 
     def _rmatmat(self, X):
         if self._transposed_blocks is not None:
             return self._row_products(self._transposed_blocks, X)
         X = self._as_block(X)
-        futures = []
-        for block, worker, start, stop in zip(self._blocks, self._workers, self.bounds[:-1],
-                                              self.bounds[1:]):
-            part = self._send(np.ascontiguousarray(X[start:stop]), [worker])
-            futures.append(self.client.submit(_block_rmatmat, block, part,
-                                              workers=[worker], pure=False))
+        parts = [self._send(np.ascontiguousarray(X[start:stop]), self._holders[b][:1])
+                 for b, (start, stop) in enumerate(zip(self.bounds[:-1], self.bounds[1:]))]
         total = None
-        for partial in self.client.gather(futures):
+        for partial in run_on_copies(self.client, _block_rmatmat, self._blocks,
+                                     lambda b: (parts[b],),
+                                     "a product with the kernel's transpose"):
             total = partial if total is None else total + partial
         return total
 
@@ -246,8 +260,9 @@ class DaskKernelOperator(LinearOperator):
 
     def close(self):
         """Release the blocks held by the workers."""
-        for block in self._blocks + (self._transposed_blocks or []):
-            block.release()
+        for copies in self._blocks + (self._transposed_blocks or []):
+            for block, _ in copies:
+                block.release()
         self._blocks, self._transposed_blocks = [], None
 
     def __repr__(self):

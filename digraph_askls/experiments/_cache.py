@@ -2,8 +2,10 @@
 
 A cached file is named ``<prefix>-<key>.npz`` where ``key`` is a digest of the parameters,
 including fingerprints of the input arrays, so that any change of input or parameter gives a
-new file. Files are written to a temporary name and renamed, and read with
-``allow_pickle=False``.
+new file. Files are written to a temporary name and renamed, so that an interrupted run
+(an error, Ctrl-C during the computation or the writing) leaves no half-written file, and
+read with ``allow_pickle=False``. A cached file that cannot be read (cut short by a full
+disk, damaged) counts as a miss: it is computed again and replaced.
 """
 
 import hashlib
@@ -11,6 +13,7 @@ import json
 import logging
 import os
 import tempfile
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -75,8 +78,12 @@ def load_or_compute(cache_dir, prefix, params, compute):
     path = Path(cache_dir) / f"{prefix}-{key.hexdigest()}.npz"
     if path.is_file():
         logger.info("loading %s from %s", prefix, path)
-        with np.load(path, allow_pickle=False) as data:
-            return {name: data[name] for name in data.files}
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return {name: data[name] for name in data.files}
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+            logger.warning("the cached %s at %s cannot be read (%s); computing it again",
+                           prefix, path, error)
     arrays = compute()
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".npz.part")

@@ -7,12 +7,15 @@ import networkx as nx
 import numpy as np
 from scipy import sparse
 
+from digraph_askls.graph._edge_index import from_edge_index, is_edge_index_graph
+from digraph_askls.graph._frames import from_edge_frame, is_dataframe
+
 __all__ = ["get_adjacency"]
 
 logger = logging.getLogger(__name__)
 
 
-def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None):
+def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None, columns=None):
     """Convert a directed graph to a canonical sparse adjacency matrix.
 
     Every public entry point of the library passes its graph through this function.
@@ -29,7 +32,16 @@ def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None):
         * an edge list: a list (or tuple) of pairs ``(source, target)`` or triples
           ``(source, target, weight)``, or a non-square numpy array of shape ``(E, 2)``
           or ``(E, 3)``. A pair weighs 1. Node ids may be any hashables. A *square* numpy array is
-          always read as a matrix, so pass two or three edges as a list.
+          always read as a matrix, so pass two or three edges as a list;
+        * a pandas DataFrame of edges, one row per edge: the columns named ``source``
+          and ``target`` (or ``src``/``dst``, ``from``/``to``, ``u``/``v``, any case)
+          and the column named ``weight`` (the argument), or ``columns=``; a frame of
+          two or three columns with other names is read in order (source, target,
+          weight);
+        * an object with an ``edge_index`` of shape (2, E) (sources, targets) and
+          ``num_nodes``, such as a PyTorch Geometric ``Data``, with its
+          ``edge_weight`` when it has one; tensors are read through their ``numpy()``
+          method, torch is not imported. Its nodes are ``0, ..., num_nodes - 1``.
     nodelist : sequence of hashables, optional
         Node order of the rows and columns. Without duplicates. For a networkx graph it
         must hold exactly the graph's nodes; for an edge list it must hold every node of
@@ -41,6 +53,9 @@ def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None):
         Number of nodes. With an edge list of integer ids and no ``nodelist``, the nodes
         are ``0, ..., n_nodes - 1`` (isolated ones included). Otherwise it is checked
         against the number of nodes found.
+    columns : sequence of 2 or 3 str, optional
+        The (source, target) or (source, target, weight) columns of a DataFrame of
+        edges, when their names are not the ones guessed.
 
     Returns
     -------
@@ -49,8 +64,9 @@ def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None):
         an edge of weight 0 is no edge), ``adjacency[i, j]`` = weight of ``i -> j``.
     nodes : list
         The node of each row. Without ``nodelist``: the graph's node order for networkx,
-        ``0, ..., n - 1`` for matrices and for integer edge lists with ``n_nodes``, and
-        the order of first appearance (source before target, edge by edge) otherwise.
+        ``0, ..., n - 1`` for matrices, ``edge_index`` objects and integer edge lists
+        with ``n_nodes``, and the order of first appearance (source before target, edge
+        by edge) otherwise, for edge lists and DataFrames alike.
 
     Raises
     ------
@@ -75,6 +91,12 @@ def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None):
     >>> digraph = nx.DiGraph([("a", "b"), ("b", "c"), ("a", "c", {"weight": 2.0})])
     >>> (get_adjacency(digraph)[0] != adjacency).nnz
     0
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"source": ["a", "b", "a"], "target": ["b", "c", "c"],
+    ...                       "weight": [1.0, 1.0, 2.0]})
+    >>> frame_adjacency, frame_nodes = get_adjacency(frame)
+    >>> frame_nodes, (frame_adjacency != adjacency).nnz
+    (['a', 'b', 'c'], 0)
     """
     nodelist = _check_nodelist(nodelist)
     if isinstance(graph, nx.Graph):
@@ -85,10 +107,15 @@ def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None):
         adjacency, nodes = _from_matrix(_to_float_array(graph, "adjacency"), nodelist)
     elif isinstance(graph, (np.ndarray, list, tuple)):
         adjacency, nodes = _from_edge_list(graph, nodelist, n_nodes)
+    elif is_dataframe(graph):
+        adjacency, nodes = from_edge_frame(graph, nodelist, weight, n_nodes, columns)
+    elif is_edge_index_graph(graph):
+        adjacency, nodes = from_edge_index(graph, nodelist, weight)
     else:
         raise TypeError(
             "graph must be a networkx graph, a sparse matrix, a numpy array or an edge "
-            f"list (list of pairs or triples), got {type(graph).__name__}"
+            "list (list of pairs or triples), a pandas DataFrame of edges, or an object "
+            f"with edge_index and num_nodes, got {type(graph).__name__}"
         )
     if n_nodes is not None and adjacency.shape[0] != n_nodes:
         raise ValueError(f"n_nodes={n_nodes} but the graph has {adjacency.shape[0]} nodes")

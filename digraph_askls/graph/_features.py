@@ -3,6 +3,9 @@
 import numpy as np
 from scipy import sparse
 
+from digraph_askls.graph._edge_index import as_numpy, is_edge_index_graph
+from digraph_askls.graph._frames import is_dataframe
+
 __all__ = []
 
 
@@ -41,7 +44,9 @@ def check_features(features, n_nodes):
         converted = converted.astype(np.float64)
         converted.sum_duplicates()  # canonical: sorted indices, no duplicates
         return converted
-    return converted.astype(np.float64, copy=False)
+    # C order whatever the source (a DataFrame gives Fortran order): the same rows give
+    # the same products to the last bit, whichever form they came in.
+    return np.ascontiguousarray(converted, dtype=np.float64)
 
 
 def get_features(features, nodes, graph=None):
@@ -53,7 +58,10 @@ def get_features(features, nodes, graph=None):
         * an array or sparse matrix of shape (n_nodes, n_features), rows in node order;
         * a pandas DataFrame indexed by node name, rows in any order (every node needs
           a row, and every row a node of the graph);
-        * for a networkx graph, the name of a node attribute holding each node's vector.
+        * for a networkx graph, the name of a node attribute holding each node's vector;
+        * for an ``edge_index`` graph (a PyTorch Geometric ``Data``), the name of its
+          attribute holding the (n_nodes, n_features) array, e.g. ``"x"``; a tensor
+          is read through its ``numpy()`` method.
     nodes : list
         The node order (as :func:`get_adjacency` returns it).
     graph : networkx.Graph, optional
@@ -84,15 +92,23 @@ def get_features(features, nodes, graph=None):
     if features is None:
         return None
     nodes = list(nodes)
-    if isinstance(features, str):
+    if isinstance(features, str) and is_edge_index_graph(graph):
+        features = _from_object_attribute(features, graph)
+    elif isinstance(features, str):
         features = _from_node_attribute(features, nodes, graph)
-    elif _is_dataframe(features):
+    elif is_dataframe(features):
         features = _from_dataframe(features, nodes)
+    elif not sparse.issparse(features):
+        features = as_numpy(features)
     return check_features(features, len(nodes))
 
 
-def _is_dataframe(value):
-    return all(hasattr(value, name) for name in ("index", "columns", "loc", "to_numpy"))
+def _from_object_attribute(name, graph):
+    value = getattr(graph, name, None)
+    if value is None:
+        raise ValueError(f"features={name!r} names an attribute that the "
+                         f"{type(graph).__name__} does not hold (or holds None)")
+    return value if sparse.issparse(value) else as_numpy(value)
 
 
 def _from_node_attribute(name, nodes, graph):
@@ -100,8 +116,9 @@ def _from_node_attribute(name, nodes, graph):
 
     if not isinstance(graph, nx.Graph):
         raise TypeError(f"features={name!r} names a node attribute, which needs a networkx "
-                        f"graph; got a graph of type {type(graph).__name__}: pass the "
-                        "features as an array in node order instead")
+                        f"graph or an object with edge_index (and the attribute); got a "
+                        f"graph of type {type(graph).__name__}: pass the features as an "
+                        "array in node order instead")
     missing = [node for node in nodes if name not in graph.nodes[node]]
     if missing:
         raise ValueError(f"{len(missing)} of {len(nodes)} nodes have no attribute {name!r}, "

@@ -41,6 +41,8 @@ class Graph:
         Fixed train / validation / test splits published with the data. Each part is
         stored as a sorted ``int64`` array of node indices; the parts of a split must be
         disjoint and hold labelled nodes only.
+    feature_names : list, optional
+        Name of each column of ``features`` (e.g. the header of a features file).
 
     Attributes
     ----------
@@ -81,6 +83,7 @@ class Graph:
     name: str = ""
     features: Optional[Union[np.ndarray, sparse.csr_array]] = None
     splits: Optional[tuple] = None
+    feature_names: Optional[list] = None
 
     def __post_init__(self):
         if not isinstance(self.adjacency, sparse.csr_array):
@@ -111,6 +114,12 @@ class Graph:
         object.__setattr__(self, "class_names", list(self.class_names))
         object.__setattr__(self, "features", check_features(self.features, n))
         object.__setattr__(self, "splits", check_splits(self.splits, labels))
+        if self.feature_names is not None:
+            names = list(self.feature_names)
+            if len(names) != self.n_features:
+                raise ValueError(f"feature_names must name the {self.n_features} feature "
+                                 f"columns, got {len(names)} names")
+            object.__setattr__(self, "feature_names", names)
 
     @property
     def n_nodes(self):

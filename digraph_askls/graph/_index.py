@@ -39,6 +39,28 @@ class NodeIndex:
     def __len__(self):
         return len(self.nodes)
 
+    def __getstate__(self):
+        # The lookup table is rebuilt on first use: a saved model stays lean.
+        return dict(self.__dict__, _lookup=None)
+
+    def positions_of_present(self, nodes):
+        """Positions of ``nodes`` as an int64 array, ``-1`` for names not in the order.
+
+        Examples
+        --------
+        >>> from digraph_askls.graph._index import NodeIndex
+        >>> NodeIndex(["a", "b"]).positions_of_present(["b", "z"]).tolist()
+        [1, -1]
+        """
+        nodes = list(nodes)
+        if nodes and self._range_nodes() and all(
+                isinstance(node, (int, np.integer)) and not isinstance(node, bool)
+                for node in nodes):
+            array = np.asarray(nodes, dtype=np.int64)
+            return np.where((array >= 0) & (array < len(self.nodes)), array, -1)
+        lookup = self._position
+        return np.fromiter((lookup.get(node, -1) for node in nodes), np.int64, len(nodes))
+
     def _range_nodes(self):
         """Whether the nodes are ``0, ..., n - 1``, so that integer names are positions."""
         if self._is_range is None:

@@ -169,3 +169,7 @@ class RoleKernel(GraphKernel):
 
     def _build(self, adjacency, features):
         return get_role_kernel(adjacency, features=features, bins=self.bins)
+
+    def _build_on(self, adjacency, features, reference):
+        return get_role_kernel(adjacency, features=features, bins=self.bins,
+                               reference=reference)

@@ -32,7 +32,20 @@ def _mean_over_rows(links, values):
     return out
 
 
-def get_role_features(adjacency, standardize=True, features=None):
+def _reference_rows(reference, n_nodes):
+    """Row indices whose statistics standardise the features (all rows when None)."""
+    if reference is None:
+        return slice(None)
+    rows = np.asarray(reference)
+    if rows.dtype == bool:
+        rows = np.flatnonzero(rows)
+    if rows.ndim != 1 or rows.size == 0 or rows.dtype.kind not in "iu" or rows.max() >= n_nodes:
+        raise ValueError(f"reference must be a non-empty 1-d array of node indices in "
+                         f"[0, {n_nodes}), got {reference!r:.80}")
+    return rows
+
+
+def get_role_features(adjacency, standardize=True, features=None, reference=None):
     """Role features of every node, one row per node (columns :data:`ROLE_FEATURES`).
 
     Parameters
@@ -86,13 +99,14 @@ def get_role_features(adjacency, standardize=True, features=None):
         columns.append(np.log1p(np.asarray(mass, dtype=np.float64).ravel()))
     roles = np.column_stack(columns)
     if standardize:
-        roles = roles - roles.mean(axis=0)
-        spread = roles.std(axis=0)
+        rows = _reference_rows(reference, roles.shape[0])
+        roles = roles - roles[rows].mean(axis=0)
+        spread = roles[rows].std(axis=0)
         roles = np.divide(roles, spread, out=np.zeros_like(roles), where=spread > 0)
     return roles
 
 
-def get_role_kernel(adjacency, features=None, bins=None):
+def get_role_kernel(adjacency, features=None, bins=None, reference=None):
     """The kernel of the nodes' role features, as explicit maps.
 
     Parameters
@@ -106,6 +120,9 @@ def get_role_kernel(adjacency, features=None, bins=None):
         into ``bins`` quantile bins and one-hot encoded, so that the kernel is 1 for two
         nodes in the same bin and 0 otherwise, summed over the columns: a non-linear
         (step) response to degree and text length.
+    reference : array-like of int, optional
+        The nodes whose statistics (means and spreads, or bin edges) set the scale of
+        the features (all nodes when None; see :func:`get_role_features`).
 
     Each row is scaled so that the kernel's diagonal averages 1.
 
@@ -120,17 +137,18 @@ def get_role_kernel(adjacency, features=None, bins=None):
            [0.5, 0. , 1. ]])
     """
     if bins is None:
-        roles = get_role_features(adjacency, features=features)
+        roles = get_role_features(adjacency, features=features, reference=reference)
         names = list(ROLE_FEATURES) + (["log attribute amount"] if roles.shape[1] > 10 else [])
         return FactoredKernel(roles / np.sqrt(roles.shape[1]), feature_names=names)
     if not isinstance(bins, (int, np.integer)) or isinstance(bins, bool) or bins < 2:
         raise ValueError(f"bins must be None or an integer >= 2, got {bins!r}")
     raw = get_role_features(adjacency, standardize=False, features=features)
+    rows = _reference_rows(reference, raw.shape[0])
     columns = [0, 1] + ([raw.shape[1] - 1] if raw.shape[1] > 10 else [])
     blocks, names = [], []
     for column in columns:
         values = raw[:, column]
-        edges = np.unique(np.quantile(values, np.arange(1, bins) / bins))
+        edges = np.unique(np.quantile(values[rows], np.arange(1, bins) / bins))
         codes = np.searchsorted(edges, values, side="left")   # a tie goes below
         blocks.append(np.eye(edges.size + 1)[codes])
         label = (ROLE_FEATURES[column] if column < len(ROLE_FEATURES)

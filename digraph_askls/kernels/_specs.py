@@ -33,7 +33,7 @@ class GraphKernel(BaseEstimator):
     needs_features = False
     gammas = (0.01,)
 
-    def make(self, adjacency, features=None):
+    def make(self, adjacency, features=None, reference=None):
         """Build the kernel on a graph.
 
         Parameters
@@ -41,6 +41,13 @@ class GraphKernel(BaseEstimator):
         adjacency : graph in any form accepted by :func:`~digraph_askls.graph.get_adjacency`
         features : array-like or sparse matrix of shape (n_nodes, n_features), optional
             Node attributes in node order; required when ``needs_features``.
+        reference : array-like of int, optional
+            The nodes whose statistics set the scale of kernels that pool over nodes
+            (the role kernel's standardisation and bins): all nodes when None. A fitted
+            model builds the kernel of a grown graph with its fitted nodes here, so that
+            nodes joining the graph do not rescale the others. Kernels built from each
+            node's own links and attributes (walks, link profiles, attributes) ignore
+            it.
 
         Returns
         -------
@@ -49,6 +56,13 @@ class GraphKernel(BaseEstimator):
         adjacency, _ = get_adjacency(adjacency)
         if self.needs_features and features is None:
             raise ValueError(f"{self!r} needs node features: pass features= to fit")
+        if reference is None:
+            return self._build(adjacency, features)
+        return self._build_on(adjacency, features, reference)
+
+    def _build_on(self, adjacency, features, reference):
+        """``_build`` with the statistics of the nodes ``reference``: the same kernel for
+        families that pool nothing over the nodes (override where they do)."""
         return self._build(adjacency, features)
 
     def __eq__(self, other):
@@ -133,8 +147,12 @@ class SumKernel(GraphKernel):
         return max(self._checked(), key=lambda part: part[0])[1].gammas
 
     def _build(self, adjacency, features):
+        return self._build_on(adjacency, features, None)
+
+    def _build_on(self, adjacency, features, reference):
         parts = self._checked()
-        return get_kernel_sum([(w, kernel.make(adjacency, features)) for w, kernel in parts])
+        return get_kernel_sum([(w, kernel.make(adjacency, features, reference))
+                               for w, kernel in parts])
 
 
 class NamedKernel(GraphKernel):
@@ -166,6 +184,9 @@ class NamedKernel(GraphKernel):
         return self.name == "attributes"
 
     def _build(self, adjacency, features):
+        return self._build_on(adjacency, features, None)
+
+    def _build_on(self, adjacency, features, reference):
         from digraph_askls.kernels._registry import get_graph_kernel
 
         params = dict(self.params or {})
@@ -173,6 +194,8 @@ class NamedKernel(GraphKernel):
             params.setdefault("dtype", "float32")
         if self.needs_features:
             params["features"] = features
+        if self.name == "roles" and reference is not None:
+            params["reference"] = reference      # the one registry kernel with statistics
         return get_graph_kernel(self.name, adjacency, **params)
 
 
@@ -208,9 +231,13 @@ class PowerKernel(GraphKernel):
         return tuple(10.0 * g for g in gamma_grid(self.base))
 
     def _build(self, adjacency, features):
+        return self._build_on(adjacency, features, None)
+
+    def _build_on(self, adjacency, features, reference):
         if not isinstance(self.base, GraphKernel):
             raise TypeError(f"base must be a GraphKernel, got {type(self.base).__name__}")
-        return ElementwisePowerKernel(self.base.make(adjacency, features), self.power)
+        return ElementwisePowerKernel(self.base.make(adjacency, features, reference),
+                                      self.power)
 
 
 def gamma_grid(kernel):

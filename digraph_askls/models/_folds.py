@@ -236,8 +236,15 @@ def walk_out_of_fold(train_kernel, codes, gamma, folds, *, rtol=1e-4, maxiter=No
     source /= len(folds)
     target /= len(folds)
     dual /= len(folds)
-    zeros = np.zeros((2, k))
-    return OutOfFold(scores, (zeros, dual), node_scores=NodeScores(source, target, zeros),
+    # The intercepts stand in only where the views are silent (a node that no walk
+    # joins to a labelled node): there the more frequent class wins. Far below the
+    # scores' resolution, they move no other node.
+    shares = np.bincount(codes) / codes.size
+    prior = (2.0 * shares - 1.0) if k > 1 else np.array([2.0 * shares[1] - 1.0])
+    spread = float(np.max(np.abs(scores))) if scores.size else 0.0
+    intercepts = np.tile(1e-9 * spread * prior, (2, 1))
+    return OutOfFold(scores, (intercepts, dual),
+                     node_scores=NodeScores(source, target, intercepts),
                      result=solutions[0].result)
 
 

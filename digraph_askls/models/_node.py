@@ -13,6 +13,8 @@ from ..kernels import GraphKernel, restrict_kernel
 from ._askls import MERGES
 from ._checks import SHARED_CONSTRAINTS
 from ._candidates import as_recipes, default_kernels
+from ._new_nodes import fitted_features, grown_views
+from ._persistence import lean_state
 from ._selection import select_kernel
 from ._train_scores import predict_from_scores
 from ._views import KernelViews
@@ -126,8 +128,10 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         Node order (names of the nodes as in the input graph).
     classes_ : ndarray
         Class labels.
-    kernel_ : sparse matrix or LinearOperator
-        The graph kernel in use, on all nodes.
+    kernel_ : sparse matrix, LinearOperator or None
+        The graph kernel in use, on all nodes. None in a model loaded from a file
+        when the fit kept every node's scores (they alone predict the fitted nodes;
+        see :meth:`__getstate__`).
     train_nodes_ : ndarray of int
         Indices of the labelled nodes.
     estimator_ : AsKLSClassifier
@@ -239,7 +243,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
 
         self._validate_params()
         adjacency, nodes = get_adjacency(graph, nodelist=nodelist, weight=weight)
-        features = get_features(features, nodes, graph)
+        given, features = features, get_features(features, nodes, graph)
         self.preset_ = self._resolve_preset()
         config = self._config(self.preset_)
         codes, classes = get_labels(labels, nodes)
@@ -249,6 +253,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
                              f"{np.unique(codes[train]).size}")
         self.nodes_ = list(nodes)
         self._node_index = NodeIndex(self.nodes_)
+        self._fitted_features, self._weight = fitted_features(given, features), weight
         self.train_nodes_ = train
         if _same(config["kernel"], "auto"):
             if config["kernel_params"] is not None:
@@ -280,46 +285,76 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     def _indices(self, nodes):
         return self._node_index.positions(nodes)
 
-    def _views(self, nodes):
+    def _views(self, nodes, graph=None, features=None):
         check_is_fitted(self)
+        if graph is not None:
+            return grown_views(self, nodes, graph, features, self._weight)
         index = self._indices(nodes)
         train = self.train_nodes_
         return KernelViews(restrict_kernel(self.kernel_, index, train),
                            restrict_kernel(self.kernel_, train, index))
 
-    def _kept(self, nodes):
-        """Positions of ``nodes`` when the fit kept every node's scores, else None."""
+    def _kept(self, nodes, graph=None):
+        """Positions of ``nodes`` when the fit kept every node's scores (and no grown
+        graph is given), else None."""
         check_is_fitted(self)
-        if getattr(self, "_node_scores", None) is None:
+        if getattr(self, "_node_scores", None) is None or graph is not None:
             return None
         return self._indices(nodes)
 
-    def predict(self, nodes=None):
-        """Predicted class of ``nodes`` (all nodes, in node order, when None)."""
-        check_is_fitted(self)
-        codes = self._predict_codes(None if nodes is None else self._indices(nodes))
+    def predict(self, nodes=None, *, graph=None, features=None):
+        """Predicted class of ``nodes`` (all nodes, in node order, when None).
+
+        Parameters
+        ----------
+        nodes : list, optional
+            Node names.
+        graph : optional
+            A grown graph, in any form ``fit`` takes, holding every training node of
+            the fit: ``nodes`` (new ones, or any of its nodes; all of its nodes when
+            None) are classified from their kernel rows against the training nodes in
+            it, without refitting (:mod:`~digraph_askls.models._new_nodes`). The kernel
+            is the recipe the fit selected (``selection_["kernel"]``) built on the
+            grown graph.
+        features : optional
+            With ``graph``: the node attributes of every node of the grown graph, as
+            ``fit`` takes them (needed when the fit had attributes; an attribute name
+            given to ``fit`` is read again by default). A node with no attributes
+            has a row of zeros.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from digraph_askls import NodeClassifier
+        >>> graph = nx.DiGraph([(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (2, 3)])
+        >>> clf = NodeClassifier(kernel="ppr", gamma=0.01, merge="average").fit(
+        ...     graph, {0: "a", 1: "a", 3: "b", 4: "b"})
+        >>> grown = graph.copy()
+        >>> grown.add_edges_from([("new", 0), (1, "new"), ("other", 4)])
+        >>> clf.predict(["new", "other"], graph=grown).tolist()
+        ['a', 'b']
+        """
+        index = self._kept(nodes, graph)
+        if index is not None:
+            scores = predict_from_scores(self.estimator_, self._node_scores, index)
+            codes = self.estimator_._labels_of(scores)
+        else:
+            codes = self.estimator_.predict(self._views(nodes, graph, features))
         return self.classes_[np.searchsorted(self.estimator_.classes_, codes)]
 
-    def _predict_codes(self, index):
-        """The estimator's class codes of the nodes at positions ``index``."""
-        check_is_fitted(self)
-        if index is None:
-            index = np.arange(len(self.nodes_))
-        if getattr(self, "_node_scores", None) is not None:
-            scores = predict_from_scores(self.estimator_, self._node_scores, index)
-            return self.estimator_._labels_of(scores)
-        train = self.train_nodes_
-        return self.estimator_.predict(KernelViews(restrict_kernel(self.kernel_, index, train),
-                                                   restrict_kernel(self.kernel_, train, index)))
+    def predict_proba(self, nodes=None, *, graph=None, features=None):
+        """Class probabilities, columns in ``classes_`` order: the stackers' (stacking
+        merges), or a softmax of the views' mean whose temperature was fitted on held-out
+        scores (the mean view as the selection fits it).
 
-    def predict_proba(self, nodes=None):
-        """Class probabilities (stacking merges only), columns in ``classes_`` order."""
-        index = self._kept(nodes)
+        ``graph`` and ``features``: nodes of a grown graph, as in :meth:`predict`.
+        """
+        index = self._kept(nodes, graph)
         if index is not None:
             return predict_from_scores(self.estimator_, self._node_scores, index, proba=True)
-        return self.estimator_.predict_proba(self._views(nodes))
+        return self.estimator_.predict_proba(self._views(nodes, graph, features))
 
-    def decision_function(self, nodes=None, view=None):
+    def decision_function(self, nodes=None, view=None, *, graph=None, features=None):
         """Decision values of ``nodes``.
 
         Parameters
@@ -330,10 +365,12 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             None: the merged decision of the fitted model. ``"source"`` / ``"target"``:
             the raw one-vs-rest scores of one view (fitted on all labelled nodes);
             ``"both"``: a dict with both.
+        graph, features : optional
+            Nodes of a grown graph, as in :meth:`predict`.
         """
         if view not in (None, "source", "target", "both"):
             raise ValueError(f"view must be None, 'source', 'target' or 'both', got {view!r}")
-        index = self._kept(nodes)
+        index = self._kept(nodes, graph)
         estimator = self.estimator_
         if index is not None:
             if view is None:
@@ -342,7 +379,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             features = self._node_scores.features(index)
             scores = {"source": features[:, 0], "target": features[:, 1]}
         else:
-            views = self._views(nodes)
+            views = self._views(nodes, graph, features)
             if view is None:
                 return estimator.decision_function(views)
             intercepts, dual = estimator._coefficient_blocks()
@@ -375,6 +412,10 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             If the kernel in use has no explicit feature maps (a walk kernel).
         """
         check_is_fitted(self)
+        if self.kernel_ is None:
+            raise ValueError("this model was saved without its kernel (its fit kept every "
+                             "node's scores, which is a walk kernel's): a walk kernel has "
+                             "no explicit feature maps")
         train = self.train_nodes_
         block = restrict_kernel(self.kernel_, train, train)
         transpose_dot = getattr(block, "maps_transpose_dot", None)
@@ -386,3 +427,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         return {"source": transpose_dot(dual[1], side="target").T,
                 "target": transpose_dot(dual[0], side="source").T,
                 "feature_names": getattr(self.kernel_, "feature_names", None)}
+
+    def __getstate__(self):
+        """The state that pickle and joblib save: lean (see
+        :func:`~digraph_askls.models._persistence.lean_state`)."""
+        return lean_state(super().__getstate__())

@@ -1,0 +1,178 @@
+"""``digraph-askls predict``: one's own edges, labels and features files to predictions.
+
+The files are read by :func:`~digraph_askls.datasets.load_graph_files`, the default
+:class:`~digraph_askls.NodeClassifier` is fitted on the labelled nodes, and one row per
+unlabelled node (or per node) is written with its predicted class, through a temporary
+file renamed into place: an interrupted or failed run leaves no half-written file.
+"""
+
+import os
+import re
+import secrets
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["add_predict_parser", "explain_lines", "write_atomically"]
+
+EPILOG = """examples:
+  digraph-askls predict --edges edges.csv --labels labels.csv
+  digraph-askls predict --edges links.tsv --labels classes.csv --features words.npz --proba
+  digraph-askls predict --edges edges.parquet --labels labels.csv --all --out all.csv
+  digraph-askls predict --edges edges.csv --labels labels.csv --features x.csv --explain 5
+"""
+
+
+def add_predict_parser(commands, parser_class_kwargs):
+    """Register the ``predict`` subcommand on the ``commands`` subparsers."""
+    parser = commands.add_parser(
+        "predict", help="classify the unlabelled nodes of your own graph files",
+        description="Read an edges file (one 'source,target[,weight]' per row), a labels "
+                    "file ('node,label', a blank label or no row for a node to predict) "
+                    "and optionally a features file (node, then numbers), fit AsK-LS "
+                    "with the kernel chosen for the graph, and write the predicted class "
+                    "of every unlabelled node. CSV, TSV and Parquet; headers are "
+                    "detected.", epilog=EPILOG, **parser_class_kwargs)
+    parser.add_argument("--edges", required=True, help="edges file (CSV, TSV or Parquet)")
+    parser.add_argument("--labels", required=True, help="labels file: node,label")
+    parser.add_argument("--features", default=None,
+                        help="node attributes: CSV/TSV/Parquet (node, then numbers) or npz "
+                             "(arrays 'nodes' and 'features', or CSR arrays)")
+    parser.add_argument("--out", default="predictions.csv",
+                        help="predictions file, .csv, .tsv or .parquet (default "
+                             "predictions.csv)")
+    parser.add_argument("--all", action="store_true", dest="every_node",
+                        help="a row for every node, with its given label beside")
+    parser.add_argument("--proba", action="store_true",
+                        help="add the probability of each class (columns proba_<class>)")
+    parser.add_argument("--explain", type=int, default=0, metavar="K",
+                        help="print the K features of largest weight in each view, per "
+                             "class (kernels with explicit feature maps)")
+    parser.add_argument("--undirected", action="store_true",
+                        help="read every edge both ways")
+    header = parser.add_mutually_exclusive_group()
+    header.add_argument("--header", action="store_true", default=None,
+                        help="the first line of each text file names its columns")
+    header.add_argument("--no-header", action="store_false", dest="header",
+                        help="no file has a header line (default: detected per file)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the stacking folds")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(handler=predict_command)
+    return parser
+
+
+def write_atomically(frame, path):
+    """Write ``frame`` (CSV, TSV or Parquet by suffix) through a temporary file beside
+    ``path``, renamed into place; on any error or interruption nothing is left."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".tsv", ".parquet"):
+        raise ValueError(f"--out must end in .csv, .tsv or .parquet, got {path.name!r}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # A fresh name beside the target, created by the writer with the usual permissions.
+    temporary = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part"
+    try:
+        if suffix == ".parquet":
+            frame.to_parquet(temporary, index=False)
+        else:
+            frame.to_csv(temporary, index=False, sep="," if suffix == ".csv" else "\t")
+        os.replace(temporary, path)
+    except BaseException:
+        if temporary.exists():
+            temporary.unlink()
+        raise
+    return path
+
+
+def _readable(name, columns):
+    """An attribute kernel's feature name with the features file's column name in it."""
+    match = re.fullmatch(r"(?:part\d+:)?(x|c(\d+)h(\d+)):(\d+)", str(name))
+    if match is None or columns is None:
+        return str(name)
+    block, chain, hop, column = match.groups()
+    word = columns[int(column)]
+    if block == "x":
+        return word
+    return f"{word} @{hop} hop{'s' * (hop != '1')}" + (f" (chain {chain})" if chain != "0"
+                                                        else "")
+
+
+def explain_lines(model, k, columns=None, class_names=None):
+    """The ``k`` features of largest weight in each view, per class, as lines of text.
+
+    ``columns`` names the node attributes (the features file's header), ``class_names``
+    the classes when the model was fitted on class codes.
+    """
+    try:
+        weights = model.primal_weights()
+    except ValueError as error:
+        return [f"explain: no feature weights: {error}"]
+    names = weights["feature_names"] or [f"feature {j}" for j in
+                                         range(weights["source"].shape[1])]
+    names = [_readable(name, columns) for name in names]
+    classes = [label if class_names is None else class_names[label]
+               for label in model.classes_]
+    rows = [(classes[1], 1.0), (classes[0], -1.0)] if len(classes) == 2 else \
+        [(label, 1.0) for label in classes]
+    lines = [f"explain: the {k} features of largest weight in each view, per class "
+             f"(kernel {model.selection_['kernel']!r})"]
+    for row, (label, sign) in enumerate(rows):
+        lines.append(f"class {label!r}")
+        for view in ("source", "target"):
+            values = sign * weights[view][0 if len(classes) == 2 else row]
+            top = np.argsort(-values, kind="stable")[:k]
+            listed = ", ".join(f"{names[j]} {values[j]:+.3g}" for j in top)
+            lines.append(f"  {view} view: {listed}")
+    return lines
+
+
+def predict_command(args, notes):
+    """Handler of ``digraph-askls predict``: fit, predict, write, report."""
+    from .datasets import load_graph_files
+    from .datasets._tables import pandas_module
+    from .models import NodeClassifier
+
+    pd = pandas_module()
+    graph = load_graph_files(args.edges, args.labels, args.features, header=args.header,
+                             undirected=args.undirected)
+    labelled = int((graph.labels >= 0).sum())
+    attributes = "" if graph.features is None else f", {graph.n_features} attributes"
+    print(f"{graph.name}: {graph.n_nodes} nodes, {graph.n_edges} edges, {labelled} "
+          f"labelled in {graph.n_classes} classes {graph.class_names[:10]}, "
+          f"{graph.n_nodes - labelled} to predict{attributes}")
+    degree = np.diff(graph.adjacency.indptr) + np.bincount(graph.adjacency.indices,
+                                                           minlength=graph.n_nodes)
+    isolated = np.flatnonzero(degree == 0)
+    if isolated.size:
+        notes.write(f"note: {isolated.size} node(s) have no edge, e.g. "
+                    f"{[graph.node_names[i] for i in isolated[:5]]} (named only in the "
+                    "labels or features file, or in edges to themselves)")
+    model = NodeClassifier(random_state=args.seed, verbose=not args.quiet)
+    model.fit(graph.adjacency, graph.labels, features=graph.features)
+    rows = np.arange(graph.n_nodes) if args.every_node else np.flatnonzero(graph.labels < 0)
+    names = np.asarray(graph.node_names, dtype=object)
+    if rows.size == 0:
+        notes.write("note: every node is labelled, so none is left to predict; --all "
+                    "writes the predictions of every node")
+    codes = model.predict(rows) if rows.size else np.zeros(0, dtype=np.int64)
+    columns = {"node": names[rows]}
+    if args.every_node:
+        given = np.asarray(graph.class_names + [None], dtype=object)
+        columns["label"] = given[graph.labels[rows]]
+    columns["predicted"] = np.asarray(graph.class_names, dtype=object)[codes]
+    if args.proba:
+        if not hasattr(model.estimator_, "predict_proba"):
+            raise ValueError(f"--proba: the fitted model averages its two views (merge "
+                             f"{model.selection_['merge']!r}: a class has fewer than 5 "
+                             "labelled nodes) and gives no probabilities")
+        proba = (model.predict_proba(rows) if rows.size
+                 else np.zeros((0, model.classes_.size)))
+        for column, code in enumerate(model.classes_):
+            columns[f"proba_{graph.class_names[code]}"] = proba[:, column]
+    out = write_atomically(pd.DataFrame(columns), args.out)
+    print(f"kernel selected: {model.selection_['kernel']!r}")
+    print(f"wrote {out}: {rows.size} rows ({', '.join(columns)})")
+    if args.explain:
+        print("\n".join(explain_lines(model, args.explain, graph.feature_names,
+                                      graph.class_names)))
+    return 0

@@ -1,0 +1,314 @@
+"""One's own graph from files: an edges table, a labels table, a features table.
+
+Node names are read as text everywhere, so that ``007`` in the edges file and ``007`` in
+the labels file are the same node whatever they look like.
+"""
+
+import logging
+
+import numpy as np
+from scipy import sparse
+
+from digraph_askls.datasets._tables import (TableError, first_rows, looks_like_header,
+                                            pandas_module, read_table, reading, table_format,
+                                            where)
+from digraph_askls.graph import Graph, get_adjacency, get_labels
+from digraph_askls.graph._frames import SOURCE_NAMES, TARGET_NAMES, edge_frame_columns
+
+__all__ = ["load_graph_files"]
+
+logger = logging.getLogger(__name__)
+
+EDGE_NAMES = {*SOURCE_NAMES, *TARGET_NAMES, "weight", "w"}
+NODE_NAMES = {"node", "id", "name", "node_id", ""}
+LABEL_NAMES = {*NODE_NAMES, "label", "class", "y", "category"}
+
+
+def _header(path, sep, header, known):
+    rows = first_rows(path, sep)
+    if not rows:
+        raise TableError(f"{path}: the file holds no rows")
+    has_header = looks_like_header(rows, known) if header is None else bool(header)
+    return rows, has_header
+
+
+def _as_text(frame, columns):
+    """Node names and labels as text, without blanks around them; blank cells missing."""
+    for column in columns:
+        text = frame[column].astype("string").str.strip()
+        frame[column] = text.mask(text == "")
+    return frame
+
+
+def _plain_integers(frame, columns):
+    """The name columns as int64 when every name is a whole number written plainly
+    (digits only, no leading zero, at most 18 of them), else None.
+
+    Hashing numbers is several times faster than hashing text (10^7 edges: about 4 s
+    for text), and ``str`` of the number gives each name back as it was written.
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:
+        return None
+    numbers, powers = [], 10 ** np.arange(19, dtype=np.int64)
+    for column in columns:
+        values = frame[column]
+        text = pa.array(values.to_numpy(dtype=object) if values.dtype == object else values)
+        if not pc.all(pc.ascii_is_decimal(text)).as_py():
+            return None
+        lengths = pc.utf8_length(text).to_numpy(zero_copy_only=False)
+        if lengths.max() > 18:
+            return None
+        number = pc.cast(text, pa.int64()).to_numpy(zero_copy_only=False)
+        if ((lengths > 1) & (number < powers[lengths - 1])).any():   # a leading zero
+            return None
+        numbers.append(number)
+    return numbers
+
+
+def _check_present(frame, column, path, sep, header, expected):
+    blank = frame[column].isna().to_numpy()
+    if blank.any():
+        row = int(np.flatnonzero(blank)[0])
+        raise TableError(f"{where(path, sep, header, row)}: expected {expected}, got a blank")
+
+
+def _numbers(frame, column, path, sep, header, expected, low=None):
+    """A column as float64; the first cell that is not such a number raises."""
+    pd = pandas_module()
+    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=np.float64,
+                                                                     na_value=np.nan)
+    bad = ~np.isfinite(values) if low is None else ~(np.isfinite(values) & (values >= low))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        value = frame[column].iloc[row]
+        shown = ("a blank" if pd.isna(value) else repr(value) if isinstance(value, str)
+                 else str(value))
+        raise TableError(f"{where(path, sep, header, row)}: expected {expected}, got "
+                         f"{shown} (column {column!r})")
+    return values
+
+
+def read_edges(path, header=None, undirected=False):
+    """Adjacency and node names of an edges table (see :func:`load_graph_files`)."""
+    pd = pandas_module()
+    sep = table_format(path)
+    what = "source, target[, weight]"
+    if sep == "parquet":
+        frame, has_header = pd.read_parquet(path), True
+        names = [str(name) for name in frame.columns]
+        frame.columns = names
+    elif sep == "npz":
+        raise TableError(f"{path}: an edges file must be CSV, TSV or Parquet, got .npz")
+    else:
+        rows, has_header = _header(path, sep, header, EDGE_NAMES)
+        if len(rows[0]) not in (2, 3):
+            raise TableError(f"{path}:1: expected 2 or 3 fields ({what}), got "
+                             f"{len(rows[0])}: {rows[0]}")
+        names = ([field.strip() for field in rows[0]] if has_header
+                 else ["source", "target", "weight"][:len(rows[0])])
+    source, target, weight = edge_frame_columns(pd.DataFrame(columns=names))
+    if sep != "parquet":
+        frame = read_table(path, sep, names, has_header, [source, target], {len(names)},
+                           what)
+    numbers = None
+    if sep != "parquet" and not frame[[source, target]].isna().to_numpy().any():
+        numbers = _plain_integers(frame, [source, target])    # digits only: nothing to strip
+    if numbers is None:
+        frame = _as_text(frame, [source, target])
+        for column, role in ((source, "a source node"), (target, "a target node")):
+            _check_present(frame, column, path, sep, has_header, role)
+    columns = [source, target]
+    if weight is not None:
+        frame[weight] = _numbers(frame, weight, path, sep, has_header,
+                                 "a weight (a number >= 0)", low=0.0)
+        columns.append(weight)
+    if numbers is not None:
+        frame = frame[columns].assign(**{source: numbers[0], target: numbers[1]})
+    adjacency, nodes = get_adjacency(frame[columns], columns=columns)
+    if numbers is not None:
+        nodes = list(map(str, nodes))
+    if undirected:
+        adjacency = sparse.csr_array(adjacency.maximum(adjacency.T))
+    return adjacency, nodes
+
+
+def read_labels(path, header=None):
+    """``{node: label}`` of a labels table, blank labels left out."""
+    pd = pandas_module()
+    sep = table_format(path)
+    if sep == "parquet":
+        frame, has_header = pd.read_parquet(path).iloc[:, :2], True
+        frame.columns = ["node", "label"]
+    else:
+        _, has_header = _header(path, sep, header, LABEL_NAMES)
+        frame = read_table(path, sep, ["node", "label"], has_header, ["node", "label"],
+                           {1, 2}, "node, label")
+    frame = _as_text(frame, ["node", "label"])
+    _check_present(frame, "node", path, sep, has_header, "a node name")
+    repeated = frame["node"].duplicated().to_numpy()
+    if repeated.any():
+        row = int(np.flatnonzero(repeated)[0])
+        raise TableError(f"{where(path, sep, has_header, row)}: node "
+                         f"{frame['node'].iloc[row]!r} has a second row; expected one "
+                         "row per node")
+    labelled = frame[frame["label"].notna()]
+    return dict(zip(labelled["node"].tolist(), labelled["label"].tolist()))
+
+
+def read_features(path, header=None):
+    """``(nodes, matrix, column names)`` of a features table or npz file."""
+    sep = table_format(path)
+    if sep == "npz":
+        return _features_npz(path)
+    pd = pandas_module()
+    if sep == "parquet":
+        frame = pd.read_parquet(path)
+        if not isinstance(frame.index, pd.RangeIndex):
+            frame = frame.reset_index()
+        names, has_header = [str(name) for name in frame.columns], True
+        frame.columns = names
+    else:
+        rows, has_header = _header(path, sep, header, NODE_NAMES)
+        has_header = has_header or rows[0][0].strip().lower() in NODE_NAMES - {""}
+        names = ([field.strip() for field in rows[0]] if has_header
+                 else ["node"] + [str(j) for j in range(len(rows[0]) - 1)])
+        if len(set(names)) != len(names):
+            raise TableError(f"{path}:1: expected distinct column names, got {names}")
+        frame = read_table(path, sep, names, has_header, names[:1], {len(names)},
+                           f"a node and {len(names) - 1} numbers")
+    frame = _as_text(frame, names[:1])
+    _check_present(frame, names[0], path, sep, has_header, "a node name")
+    values = np.column_stack([
+        _numbers(frame, name, path, sep, has_header, "a number") for name in names[1:]])
+    return frame[names[0]].tolist(), values, names[1:]
+
+
+def _features_npz(path):
+    with np.load(path, allow_pickle=False) as data:
+        keys = set(data.files)
+        if "nodes" not in keys or not ({"features"} <= keys
+                                       or {"data", "indices", "indptr", "shape"} <= keys):
+            raise TableError(f"{path}: expected the arrays 'nodes' and 'features' (dense), "
+                             f"or 'nodes', 'data', 'indices', 'indptr' and 'shape' (CSR); "
+                             f"got {sorted(keys)}")
+        nodes = [str(node) for node in data["nodes"].tolist()]
+        if "features" in keys:
+            values = data["features"]
+        else:
+            values = sparse.csr_array((data["data"], data["indices"], data["indptr"]),
+                                      shape=tuple(data["shape"]))
+        names = (data["feature_names"].tolist() if "feature_names" in keys
+                 else [str(j) for j in range(values.shape[1])])
+    if values.ndim != 2 or values.shape[0] != len(nodes):
+        raise TableError(f"{path}: expected one row of features per node ({len(nodes)}), "
+                         f"got shape {values.shape}")
+    return nodes, values, [str(name) for name in names]
+
+
+def _grow(adjacency, k):
+    """``adjacency`` with ``k`` isolated nodes appended."""
+    n = adjacency.shape[0] + k
+    indptr = np.concatenate([adjacency.indptr, np.full(k, adjacency.indptr[-1])])
+    return sparse.csr_array((adjacency.data, adjacency.indices, indptr), shape=(n, n))
+
+
+def _aligned(table, nodes, path):
+    """The rows of a features table in the order of ``nodes``, zeros for nodes without."""
+    pd = pandas_module()
+    feature_nodes, values, _ = table
+    index = pd.Index(feature_nodes)
+    if not index.is_unique:
+        repeated = index[index.duplicated()][0]
+        raise TableError(f"{path}: node {repeated!r} has two rows of features; expected one "
+                         "row per node")
+    positions = index.get_indexer(nodes)
+    present = positions >= 0
+    if sparse.issparse(values):
+        values = sparse.csr_array(values)
+        picked = sparse.csr_array(values[positions[present]])
+        rows = np.flatnonzero(present)
+        out = sparse.csr_array((np.ones(rows.size), (rows, np.arange(rows.size))),
+                               shape=(len(nodes), rows.size)) @ picked
+        return sparse.csr_array(out)
+    out = np.zeros((len(nodes), values.shape[1]))
+    out[present] = values[positions[present]]
+    return out
+
+
+def load_graph_files(edges, labels=None, features=None, *, header=None, undirected=False):
+    """Read one's own graph from an edges file, a labels file and a features file.
+
+    Parameters
+    ----------
+    edges : path-like
+        CSV, TSV (``.csv``, ``.tsv``, ``.tab``, or other text whose first line shows its
+        separator: tab, comma or blanks; ``.gz``, ``.bz2``, ``.xz`` are uncompressed) or
+        Parquet: one edge ``source -> target`` per row, with an optional third column of
+        weights (numbers >= 0). Columns named ``source``/``target``/``weight`` (or
+        ``src``/``dst``, ``from``/``to``) are found by name, otherwise read in order.
+        Node names are text. Repeated edges add their weights.
+    labels : path-like, optional
+        A table ``node, label``; a node whose label is blank, or that has no row, is
+        unlabelled (to be predicted). Labels are text.
+    features : path-like, optional
+        A table with the node in the first column and a number in each other column
+        (CSV, TSV or Parquet; a Parquet file may hold the nodes in its index), or an npz
+        file with the arrays ``nodes`` and ``features`` (or the CSR arrays ``data``,
+        ``indices``, ``indptr``, ``shape``) and optionally ``feature_names``. A node
+        without a row has no attributes (a row of zeros).
+    header : bool, optional
+        Whether the first line of each text table names its columns. None: told from
+        the first lines: a header names known columns (``source``, ``node``, ``label``
+        ...), or holds a word where the next line holds a number.
+    undirected : bool, default=False
+        Read each edge both ways (a pair listed both ways keeps the larger weight).
+
+    Returns
+    -------
+    Graph
+        Nodes in order of first appearance in the edges file, then the nodes that only
+        the labels file and the features file name (isolated nodes, logged); labels as
+        class codes (-1 unlabelled); ``feature_names`` from the features file.
+
+    Raises
+    ------
+    ValueError
+        A malformed row: the message names the file, the line (the row of a Parquet
+        file) and what was expected there.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from digraph_askls.datasets import load_graph_files
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = (Path(folder) / "edges.csv").write_text("source,target\\nann,bob\\nbob,cat\\n")
+    ...     _ = (Path(folder) / "labels.csv").write_text("node,label\\nann,x\\nbob,\\n")
+    ...     graph = load_graph_files(Path(folder) / "edges.csv", Path(folder) / "labels.csv")
+    >>> graph.node_names, graph.labels.tolist(), graph.class_names
+    (['ann', 'bob', 'cat'], [0, -1, -1], ['x'])
+    """
+    from pathlib import Path
+
+    with reading(edges, "edges"):
+        adjacency, nodes = read_edges(edges, header, undirected)
+    with reading(labels, "labels"):
+        label_of = {} if labels is None else read_labels(labels, header)
+    with reading(features, "features"):
+        table = None if features is None else read_features(features, header)
+    known = set(nodes)
+    extra = [node for node in label_of if node not in known]
+    if table is not None:
+        known.update(extra)
+        extra += [node for node in dict.fromkeys(table[0]) if node not in known]
+    if extra:
+        logger.info("%d node(s) of the labels or features file have no edge and are kept "
+                    "as isolated nodes, e.g. %s", len(extra), extra[:5])
+        adjacency, nodes = _grow(adjacency, len(extra)), nodes + extra
+    codes, class_names = get_labels(label_of, nodes)
+    values = None if table is None else _aligned(table, nodes, features)
+    return Graph(adjacency, codes, nodes, class_names, name=Path(edges).name,
+                 features=values, feature_names=None if table is None else table[2])

@@ -1,0 +1,221 @@
+"""Tables of one's own data: CSV, TSV and Parquet files read by pandas, errors by line.
+
+Text tables are read by ``pandas.read_csv`` (with its multi-threaded pyarrow engine when
+pyarrow is installed), Parquet files by ``pandas.read_parquet``: no Python loop runs over
+the rows. When a row is malformed, the file is scanned line by line, on that error path
+only, to name the file, the line and what was expected. pandas and pyarrow come with the
+``io`` extra: ``pip install "digraph-askls[io]"``.
+"""
+
+import bz2
+import contextlib
+import csv
+import gzip
+import importlib.util
+import lzma
+import warnings
+from pathlib import Path
+
+__all__ = ["TableError", "first_rows", "is_number", "line_of_row", "looks_like_header",
+           "read_table", "reading", "table_format"]
+
+_COMPRESSED = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+
+
+class TableError(ValueError):
+    """A malformed table: the message names the file, the line and what was expected."""
+
+
+def pandas_module():
+    """pandas, or an ImportError that names the extra to install."""
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError('reading tables needs pandas: pip install "digraph-askls[io]"') \
+            from None
+    return pandas
+
+
+def _suffix_and_compression(path):
+    suffixes = [suffix.lower() for suffix in Path(path).suffixes]
+    if suffixes and suffixes[-1] in _COMPRESSED:
+        return (suffixes[-2] if len(suffixes) > 1 else ""), suffixes[-1]
+    return (suffixes[-1] if suffixes else ""), None
+
+
+def _lines(path):
+    """``(number, text)`` of the non-blank lines, numbered from 1 as editors do."""
+    _, compression = _suffix_and_compression(path)
+    with _COMPRESSED.get(compression, open)(path, "rt", encoding="utf-8",
+                                            newline="") as file:
+        for number, line in enumerate(file, start=1):
+            if line.strip():
+                yield number, line.rstrip("\r\n")
+
+
+def _fields(line, sep):
+    return line.split() if sep is None else next(csv.reader([line], delimiter=sep))
+
+
+def table_format(path):
+    """``"parquet"``, ``"npz"``, or the field separator of a text table: ``","``,
+    ``"\\t"`` or None (runs of blanks), from the suffix (``.csv``, ``.tsv``, ``.tab``,
+    compressed or not: ``.gz``, ``.bz2``, ``.xz``) or else from the first line."""
+    suffix, _ = _suffix_and_compression(path)
+    if suffix in (".parquet", ".pq", ".npz"):
+        return "npz" if suffix == ".npz" else "parquet"
+    if suffix in (".csv", ".tsv", ".tab"):
+        return "," if suffix == ".csv" else "\t"
+    for _, line in _lines(path):
+        return "\t" if "\t" in line else "," if "," in line else None
+    return ","
+
+
+def first_rows(path, sep, count=2):
+    """The fields of the first ``count`` non-blank lines of a text table."""
+    rows = []
+    for _, line in _lines(path):
+        rows.append(_fields(line, sep))
+        if len(rows) == count:
+            break
+    return rows
+
+
+def is_number(text):
+    try:
+        float(text)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def looks_like_header(rows, known):
+    """Whether the first of ``rows`` names columns: all its fields are names of
+    ``known`` (any case), or it has a word where the next row has a number."""
+    if not rows:
+        return False
+    if all(field.strip().lower() in known for field in rows[0]):
+        return True
+    return len(rows) > 1 and any(not is_number(a) and is_number(b)
+                                 for a, b in zip(rows[0], rows[1]))
+
+
+def line_of_row(path, sep, header, row):
+    """``(line number, fields)`` of data row ``row`` (0-based; blank lines are skipped,
+    as the parsers skip them)."""
+    for index, (number, line) in enumerate(_lines(path)):
+        if index == row + int(header):
+            return number, _fields(line, sep)
+    return None, None
+
+
+def where(path, sep, header, row):
+    """Where data row ``row`` is, for a message: ``"<file>:<line>"`` or ``"<file>, row r"``."""
+    if sep in ("parquet", "npz"):
+        return f"{path}, row {row}"
+    number, _ = line_of_row(path, sep, header, row)
+    return f"{path}:{number}"
+
+
+def check_field_counts(path, sep, allowed, what):
+    """Raise :class:`TableError` at the first line whose number of fields is not in
+    ``allowed`` (the error path of a parser that refused the file)."""
+    counts = " or ".join(str(n) for n in sorted(allowed))
+    for number, line in _lines(path):
+        fields = _fields(line, sep)
+        if len(fields) not in allowed:
+            raise TableError(f"{path}:{number}: expected {counts} fields ({what}), got "
+                             f"{len(fields)}: {line[:120]!r}")
+
+
+@contextlib.contextmanager
+def reading(path, what):
+    """Errors of the parsers and decompressors as :class:`TableError` naming the file:
+    a file cut short, damaged or of another format. A missing file stays a
+    ``FileNotFoundError``."""
+    try:
+        yield
+    except (TableError, FileNotFoundError):
+        raise
+    except (EOFError, OSError, UnicodeDecodeError, ValueError, csv.Error) as error:
+        raise TableError(f"{path}: cannot be read as a table of {what}; it may be cut "
+                         f"short, damaged or of another format ({type(error).__name__}: "
+                         f"{error})") from None
+
+
+def _read_fast(path, sep, names, skip, text_columns):
+    """pyarrow's multi-threaded reader; every row must have ``len(names)`` fields."""
+    import pyarrow as pa
+    from pyarrow import csv as arrow_csv
+
+    table = arrow_csv.read_csv(
+        path, read_options=arrow_csv.ReadOptions(column_names=names, skip_rows=skip),
+        parse_options=arrow_csv.ParseOptions(delimiter=sep),
+        convert_options=arrow_csv.ConvertOptions(
+            column_types={name: pa.string() for name in text_columns},
+            null_values=[""], strings_can_be_null=True))
+    return table.to_pandas()
+
+
+def _read_c(path, sep, names, skip, dtypes):
+    """pandas' C reader, with one column more than ``names`` that a row of too many
+    fields fills (the reader would otherwise cut it, or shift it into the index)."""
+    pd = pandas_module()
+    with warnings.catch_warnings():
+        # A row of two fields too many is cut with a ParserWarning; the extra column
+        # shows it, and the file is scanned for it.
+        warnings.simplefilter("ignore", pd.errors.ParserWarning)
+        return pd.read_csv(path, sep=r"\s+" if sep is None else sep, header=None,
+                           skiprows=skip, names=[*names, _EXTRA], dtype=dtypes,
+                           index_col=False, keep_default_na=False, na_values=[""])
+
+
+_EXTRA = "\0more fields"
+
+
+def read_table(path, sep, names, header, text_columns, allowed, what):
+    """Read a text table into a DataFrame with the columns ``names``.
+
+    Parameters
+    ----------
+    path : path-like
+    sep : str or None
+        As :func:`table_format` gives it.
+    names : list of str
+        Names of the columns (the header's own fields when there is a header).
+    header : bool
+        Whether the first non-blank line names the columns (it is skipped).
+    text_columns : list of str
+        Columns read as text, as written (node names and labels: ``007`` stays
+        ``007``); the other columns' types are inferred.
+    allowed : set of int
+        The numbers of fields a row may have. With one number and pyarrow installed,
+        pyarrow's reader reads the file (it refuses a row of another count); otherwise
+        pandas' C reader.
+    what : str
+        What a row holds, for the messages (``"source, target[, weight]"``).
+
+    A cell that does not fit its column's inferred type (a word among numbers) makes
+    the file be read again with every cell as text, for the caller's checks to name it.
+    """
+    pd = pandas_module()
+    skip = 0
+    if header:
+        for skip, _ in _lines(path):       # the header line is skipped, not parsed
+            break
+    if sep is not None and len(allowed) == 1 and importlib.util.find_spec("pyarrow"):
+        try:
+            return _read_fast(path, sep, names, skip, text_columns)
+        except ValueError:                 # pyarrow.ArrowInvalid: counts or types
+            check_field_counts(path, sep, allowed, what)
+            return _read_c(path, sep, names, skip, str)[names]
+    text = {name: str for name in text_columns}
+    try:
+        frame = _read_c(path, sep, names, skip, text)
+    except (pd.errors.ParserError, ValueError):
+        check_field_counts(path, sep, allowed, what)
+        frame = _read_c(path, sep, names, skip, str)
+    blank = min(allowed) < len(names) and frame[names].isna().to_numpy().any()
+    if frame[_EXTRA].notna().any() or blank:
+        check_field_counts(path, sep, allowed, what)
+    return frame[names]
