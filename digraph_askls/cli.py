@@ -310,7 +310,8 @@ def build_parser():
                        choices=DIRECTED_METHODS + GNN_METHODS, metavar="METHOD",
                        help="methods measured again even where the cache has them")
     table.add_argument("--cached-only", action="store_true",
-                       help="measure nothing: the table from the cached cells alone")
+                       help="measure nothing but the --recompute methods: the table "
+                            "from the cached cells")
     table.add_argument("--threads", type=int, default=1,
                        help="torch threads of the graph neural networks (default 1)")
     table.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -129,9 +129,10 @@ def test_cells_are_saved_after_each_split_and_reused(tmp_path, monkeypatch):
     partial = run_directed([graph], n_trials=3, methods=["AsK-LS walk"], cache=path,
                            cached_only=True, verbose=False)
     assert partial[0]["n_splits"] == 2
-    with pytest.raises(AssertionError, match="measured again"):
-        run_directed([graph], n_trials=2, methods=["AsK-LS walk"], cache=path,
-                     recompute=["AsK-LS walk"], verbose=False)
+    for cached_only in (False, True):       # recomputed even when the rest is cached only
+        with pytest.raises(AssertionError, match="measured again"):
+            run_directed([graph], n_trials=2, methods=["AsK-LS walk"], cache=path,
+                         recompute=["AsK-LS walk"], cached_only=cached_only, verbose=False)
     # A line cut by a stopped run is skipped, the others kept.
     with open(path, "a") as file:
         file.write('{"graph": "tiny", "accura')

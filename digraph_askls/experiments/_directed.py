@@ -146,7 +146,8 @@ def run_directed(datasets=DIRECTED_DATASETS, n_trials=10, data_home=None, random
     recompute : collection of str
         Methods measured again even where ``cache`` has their cells.
     cached_only : bool, default=False
-        Measure nothing; rows from the cached cells alone (``n_splits`` says how many).
+        Measure only the ``recompute`` methods; the others from the cached cells alone
+        (``n_splits`` says how many).
     n_threads : int, default=1
         torch threads of the graph neural networks.
 

@@ -100,7 +100,8 @@ def run_graph(name, graph, methods, splits, valid, protocol, *, make, settings, 
     recompute : collection of str
         Methods measured again even where the cache has their cells.
     cached_only : bool
-        Measure nothing: rows from the cached cells alone (possibly fewer splits).
+        Measure nothing but the ``recompute`` methods: rows from the cached cells alone
+        (possibly fewer splits).
     verbose : bool
         Progress bars.
     skip : callable, optional
@@ -127,7 +128,7 @@ def run_graph(name, graph, methods, splits, valid, protocol, *, make, settings, 
             key = {"graph": name, "protocol": protocol, "method": method, "split": list(seed),
                    "split_key": split_key(train, test, nodes), "settings": settings(method)}
             cell = None if method in recompute else cache.get(key)
-            if cell is None and not cached_only:
+            if cell is None and (not cached_only or method in recompute):
                 try:
                     cell = _measure(make(method), method, graph, split, nodes, name)
                 except ImportError as exc:      # an optional dependency is missing
