@@ -15,7 +15,7 @@ import warnings
 
 from ._notes import Notes, held_warnings
 from ._predict_files import add_predict_parser
-from .experiments import DIRECTED_DATASETS, DIRECTED_METHODS
+from .experiments import DIRECTED_DATASETS, DIRECTED_METHODS, GNN_METHODS
 from .models import PRESETS
 
 __all__ = ["main"]
@@ -35,6 +35,7 @@ EPILOG_MAIN = """examples:
   digraph-askls run --dataset sbm --trials 3 --quiet
   digraph-askls table4 --datasets heart --trials 2 --cv 3 --quiet
   digraph-askls table directed --datasets texas wisconsin --trials 2 --out docs/results
+  digraph-askls table gnn --data-home ../shared/datasets --out docs/results
 
 Run 'digraph-askls <command> --help' for the options of a command.
 """
@@ -140,16 +141,34 @@ def _report(stem, rows, markdown, out_dir):
 
 
 def _command_table(args, notes):
-    from .experiments import format_directed, plot_directed, run_directed
+    from pathlib import Path
 
-    rows = run_directed(args.datasets, n_trials=args.trials, data_home=args.data_home,
-                        random_state=args.seed, verbose=not args.quiet, methods=args.methods)
-    out = _report(args.table, rows, format_directed(rows), args.out)
+    from . import experiments
+
+    cache = args.cache
+    if cache is None and args.table == "gnn" and args.out:
+        cache = Path(args.out) / "gnn-cells.jsonl"
+    options = {"n_trials": args.trials, "data_home": args.data_home, "random_state": args.seed,
+               "verbose": not args.quiet, "cache": cache, "recompute": args.recompute or (),
+               "cached_only": args.cached_only, "n_threads": args.threads}
+    if args.table == "gnn":
+        rows = experiments.run_gnn_table(
+            args.datasets or experiments.GNN_DATASETS,
+            experiments.FEW_LABEL_DATASETS if args.few_label_datasets is None
+            else args.few_label_datasets, per_class=args.per_class or 20,
+            methods=args.methods or experiments.GNN_TABLE_METHODS, **options)
+        markdown, plot = experiments.format_gnn(rows), experiments.plot_tradeoff
+    else:
+        rows = experiments.run_directed(args.datasets or DIRECTED_DATASETS,
+                                        methods=args.methods, per_class=args.per_class,
+                                        **options)
+        markdown, plot = experiments.format_directed(rows), experiments.plot_directed
+    out = _report(args.table, rows, markdown, args.out)
     if out is not None:
         try:
-            plot_directed(rows, out / f"{args.table}.png")
+            plot(rows, out / f"{args.table}.png")
         except ImportError as error:
-            notes.write(f"no bar chart: {error}")
+            notes.write(f"no figure: {error}")
     return 0
 
 
@@ -244,22 +263,40 @@ def build_parser():
     run.set_defaults(handler=_command_run)
 
     table = commands.add_parser(
-        "table", help="a results table of the library: 'directed' (every kind of digraph)",
+        "table", help="a results table of the library: 'directed' (every kind of digraph), "
+                      "'gnn' (AsK-LS beside graph neural networks)",
         description="'directed': on each graph, the default NodeClassifier (kernel chosen "
                     "per split, node attributes where the data has them), each kernel "
                     "family on its own and the scikit-network peers, all on the same "
                     "splits (the dataset's fixed splits where shipped, else random 60/40), "
-                    "with published figures beside, marked as not rerun.",
-        epilog="example:\n  digraph-askls table directed --datasets chameleon squirrel texas "
-               "wisconsin --trials 10 --data-home ../shared/datasets --out docs/results",
+                    "with published figures beside, marked as not rerun. 'gnn': the "
+                    "default NodeClassifier and the graph neural network peers (pip install "
+                    "\"digraph-askls[gnn]\") on the same splits, and with --per-class "
+                    "labels per class on --few-label-datasets; every (graph, protocol, "
+                    "method, split) is saved to --cache as soon as it is measured, and a "
+                    "rerun measures only what is missing.",
+        epilog="examples:\n  digraph-askls table directed --datasets chameleon squirrel texas "
+               "wisconsin --trials 10 --data-home ../shared/datasets --out docs/results\n"
+               "  digraph-askls table gnn --data-home ../shared/datasets --out docs/results\n"
+               "  digraph-askls table gnn --datasets texas --few-label-datasets --methods GCN "
+               "MLP --trials 2",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    table.add_argument("table", choices=["directed"], help="which table")
-    table.add_argument("--datasets", nargs="+", default=list(DIRECTED_DATASETS),
+    table.add_argument("table", choices=["directed", "gnn"], help="which table")
+    table.add_argument("--datasets", nargs="+", default=None,
                        help="dataset names; missing data gives a 'data not available' row "
                             "(default: all graphs of the table)")
-    table.add_argument("--methods", nargs="+", default=None, choices=DIRECTED_METHODS,
-                       metavar="METHOD", help="rerun methods (default: all); quote names "
-                                              "with spaces, e.g. 'AsK-LS default'")
+    table.add_argument("--few-label-datasets", nargs="*", default=None,
+                       help="'gnn': graphs of the few-label regime (default: cora citeseer "
+                            "chameleon; none when given without names)")
+    table.add_argument("--per-class", type=int, default=None,
+                       help="labelled nodes per class: 'directed' runs this protocol instead "
+                            "of the fixed or 60/40 splits; 'gnn' uses it for the few-label "
+                            "regime (default 20)")
+    table.add_argument("--methods", nargs="+", default=None,
+                       choices=DIRECTED_METHODS + GNN_METHODS, metavar="METHOD",
+                       help="rerun methods (default: all of 'directed', or AsK-LS default "
+                            "and the GNNs for 'gnn'); quote names with spaces, e.g. "
+                            "'AsK-LS default'")
     table.add_argument("--trials", type=int, default=10,
                        help="number of splits: the first fixed splits, else random 60/40 "
                             "splits (default 10)")
@@ -269,6 +306,17 @@ def build_parser():
                             "then the user cache); nothing is downloaded")
     table.add_argument("--out", default=None,
                        help="folder for <table>.md, <table>.json and <table>.png")
+    table.add_argument("--cache", default=None,
+                       help="JSON-lines file of measured cells, appended after every split "
+                            "(default for 'gnn' with --out: <out>/gnn-cells.jsonl)")
+    table.add_argument("--recompute", nargs="+", default=None,
+                       choices=DIRECTED_METHODS + GNN_METHODS, metavar="METHOD",
+                       help="methods measured again even where the cache has them")
+    table.add_argument("--cached-only", action="store_true",
+                       help="measure nothing but the --recompute methods: the table "
+                            "from the cached cells")
+    table.add_argument("--threads", type=int, default=1,
+                       help="torch threads of the graph neural networks (default 1)")
     table.add_argument("--quiet", action="store_true", help="no progress bars")
     table.set_defaults(handler=_command_table)
 

@@ -16,15 +16,18 @@ marked "published, not rerun": they come from other code and other protocols.
 """
 
 import logging
-import warnings
 
 from ..datasets import load_dataset
 from ..kernels import AttributeKernel, LinkProfileKernel, RoleKernel, WalkKernel
-from ..linalg import SingularSystemWarning
 from ..models import NodeClassifier
-from ._peers import PeerClassifier
-from ._protocol import check_protocol, evaluate_node_classifier, fixed_splits, random_splits
+from ._cells import CellCache
 from ._directed_plot import plot_directed
+from ._gnn import GNNClassifier
+from ._gnn_config import GNN_METHODS, get_config
+from ._peers import PeerClassifier
+from ._protocol import check_protocol, class_splits, fixed_splits, random_splits
+from ._published import PUBLISHED_DIRECTED, published_rows
+from ._runner import run_graph
 
 __all__ = ["DIRECTED_DATASETS", "DIRECTED_METHODS", "PUBLISHED_DIRECTED", "run_directed",
            "format_directed", "plot_directed"]
@@ -40,54 +43,26 @@ DIRECTED_METHODS = ("AsK-LS default", "AsK-LS walk", "AsK-LS link profile",
                     "AsK-LS attribute", "AsK-LS role", "PageRank undirected",
                     "PageRank directed", "diffusion undirected")
 
-_DIR_GNN = ('Rossi et al., "Edge Directionality Improves Learning on Heterophilic Graphs", '
-            'LoG 2023')
-_FABERNET = ('Koke & Cremers, "HoloNets: Spectral Convolutions do extend to Directed '
-             'Graphs", ICLR 2024')
-_MAGNET = 'Zhang et al., "MagNet: A Neural Network for Directed Graphs", NeurIPS 2021'
-_GCNII = 'Chen et al., "Simple and Deep Graph Convolutional Networks", ICML 2020'
-_FIXED = "the same 10 fixed splits, with attributes"
-
-#: Published test accuracies (not rerun here): graph -> method -> accuracy, protocol and
-#: source. GNNs with node attributes, as their papers report them.
-PUBLISHED_DIRECTED = {
-    "chameleon": {
-        "Dir-GNN": {"accuracy": 0.797, "protocol": _FIXED, "source": _DIR_GNN},
-        "FaberNet": {"accuracy": 0.803, "protocol": _FIXED, "source": _FABERNET},
-        "GCN": {"accuracy": 0.65, "protocol": _FIXED + " (rounded)",
-                "source": "GCN as listed in the results table of " + _DIR_GNN},
-    },
-    "squirrel": {
-        "Dir-GNN": {"accuracy": 0.753, "protocol": _FIXED, "source": _DIR_GNN},
-        "FaberNet": {"accuracy": 0.767, "protocol": _FIXED, "source": _FABERNET},
-        "GCN": {"accuracy": 0.53, "protocol": _FIXED + " (rounded)",
-                "source": "GCN as listed in the results table of " + _DIR_GNN},
-    },
-    "texas": {"MagNet": {"accuracy": 0.833, "protocol": "with attributes, splits as in the paper",
-                         "source": _MAGNET}},
-    "wisconsin": {"MagNet": {"accuracy": 0.857,
-                             "protocol": "with attributes, splits as in the paper",
-                             "source": _MAGNET}},
-    "cora": {"GCNII": {"accuracy": 0.885, "protocol": "random 60/20/20 splits, with attributes",
-                       "source": _GCNII}},
-    "citeseer": {"GCNII": {"accuracy": 0.771,
-                           "protocol": "random 60/20/20 splits, with attributes",
-                           "source": _GCNII}},
-}
-
 _FAMILIES = {"AsK-LS walk": WalkKernel, "AsK-LS link profile": LinkProfileKernel,
              "AsK-LS attribute": AttributeKernel, "AsK-LS role": RoleKernel}
 _PEERS = {"PageRank undirected": ("pagerank", False), "PageRank directed": ("pagerank", True),
           "diffusion undirected": ("diffusion", False)}
 
 
-def _make(method):
-    """``make_classifier(seed)`` of a rerun method."""
+def _make(method, graph_name=None, n_threads=1):
+    """``make_classifier(seed)`` of a rerun method, by name: the AsK-LS methods and
+    scikit-network peers of :data:`DIRECTED_METHODS` and the graph neural networks of
+    :data:`GNN_METHODS` (with their authors' settings for ``graph_name`` where published,
+    on ``n_threads`` torch threads)."""
     if method == "AsK-LS default":
         return lambda seed: NodeClassifier(random_state=seed)
     if method in _FAMILIES:
         family = _FAMILIES[method]
         return lambda seed: NodeClassifier(kernel=family(), random_state=seed)
+    if method in GNN_METHODS:
+        config = get_config(method, graph_name)
+        return lambda seed: GNNClassifier(method, config=config, n_threads=n_threads,
+                                          random_state=seed)
     peer, directed = _PEERS[method]
     return lambda seed: PeerClassifier(method=peer, directed=directed)
 
@@ -96,66 +71,49 @@ def _check_methods(methods):
     if methods is None:
         return DIRECTED_METHODS
     methods = [methods] if isinstance(methods, str) else list(methods)
-    unknown = [method for method in methods if method not in DIRECTED_METHODS]
+    known = DIRECTED_METHODS + GNN_METHODS
+    unknown = [method for method in methods if method not in known]
     if unknown or not methods:
-        raise ValueError(f"unknown methods {unknown}; choose from {list(DIRECTED_METHODS)}")
+        raise ValueError(f"unknown methods {unknown}; choose from {list(known)}")
     return tuple(methods)
 
 
-def _splits(graph, n_trials, random_state):
-    """The fixed splits (at most ``n_trials``) where shipped, else random 60/40 splits."""
+def _splits(graph, n_trials, random_state, per_class=None):
+    """(splits, protocol, validation nodes): ``per_class`` labelled nodes of each class if
+    given, else the fixed splits (at most ``n_trials``, with their validation nodes) where
+    shipped, else random 60/40 splits."""
+    if per_class is not None:
+        return (class_splits(graph.labels, per_class, n_trials, random_state),
+                f"{per_class} labels per class", None)
     if getattr(graph, "splits", None):
-        return fixed_splits(graph)[:n_trials], "fixed splits"
-    return random_splits(graph.labels, 0.6, n_trials, random_state), "random 60/40"
+        valid = [split.valid for split in graph.splits[:n_trials]]
+        return fixed_splits(graph)[:n_trials], "fixed splits", valid
+    return random_splits(graph.labels, 0.6, n_trials, random_state), "random 60/40", None
 
 
-def _run_graph(name, graph, n_trials, random_state, verbose, methods):
-    splits, protocol = _splits(graph, n_trials, random_state)
-    base = {"graph": name, "protocol": protocol, "n_splits": len(splits),
-            "published": False, "source": None,
-            "seeds": [list(seed) for seed, _, _ in splits]}
-    rows = []
-    for method in methods:
-        if method == "AsK-LS attribute" and graph.features is None:
-            continue
-        try:
-            with warnings.catch_warnings():
-                # Some training systems are singular; they are solved damped, on purpose.
-                warnings.simplefilter("ignore", SingularSystemWarning)
-                results = evaluate_node_classifier(
-                    _make(method), graph.adjacency, graph.labels, splits=splits,
-                    name=f"{name}: {method}", features=graph.features, verbose=verbose)
-        except ImportError as error:            # scikit-network is optional
-            rows.append({**base, "method": method, "status": f"not available: {error}"})
-            continue
-        summary = results.summary()
-        asks = method.startswith("AsK-LS")
-        rows.append({
-            **base, "method": method, "status": "ok",
-            "features": asks and graph.features is not None,
-            "accuracy_mean": summary["micro_f1_mean"], "accuracy_std": summary["micro_f1_std"],
-            "macro_f1_mean": summary["macro_f1_mean"], "macro_f1_std": summary["macro_f1_std"],
-            "seconds_per_split": summary["seconds_per_trial"], "accuracy": results.micro_f1,
-            "seconds": results.seconds,
-            "selected_families": summary["selected_kernels"],
-            "selected_gammas": results.gammas if asks else None,
-        })
-        logger.info("%s %s: accuracy %.3f", name, method, summary["micro_f1_mean"])
-    return rows
+def _run_graph(name, graph, n_trials, random_state, verbose, methods, per_class=None,
+               cache=None, recompute=(), cached_only=False, n_threads=1):
+    splits, protocol, valid = _splits(graph, n_trials, random_state, per_class)
+    if graph.features is None:
+        methods = [method for method in methods if method != "AsK-LS attribute"]
 
+    def skip(method):
+        if method in GNN_METHODS and graph.features is None:
+            return "not run: the GNN peers need node attributes"
+        return None
 
-def published_rows(name):
-    """The rows of :data:`PUBLISHED_DIRECTED` for one graph, marked as not rerun."""
-    return [{"graph": name, "method": method, "status": "published, not rerun",
-             "published": True, "accuracy_mean": entry["accuracy"], "accuracy_std": None,
-             "macro_f1_mean": None, "macro_f1_std": None, "seconds_per_split": None,
-             "n_splits": None, "protocol": entry["protocol"], "source": entry["source"],
-             "selected_families": None}
-            for method, entry in PUBLISHED_DIRECTED.get(name, {}).items()]
+    def settings(method):
+        return get_config(method, name) if method in GNN_METHODS else None
+
+    return run_graph(name, graph, methods, splits, valid, protocol,
+                     make=lambda method: _make(method, name, n_threads), settings=settings,
+                     cache=CellCache() if cache is None else cache, recompute=recompute,
+                     cached_only=cached_only, verbose=verbose, skip=skip)
 
 
 def run_directed(datasets=DIRECTED_DATASETS, n_trials=10, data_home=None, random_state=0,
-                 verbose=True, methods=None):
+                 verbose=True, methods=None, per_class=None, cache=None, recompute=(),
+                 cached_only=False, n_threads=1):
     """Accuracy of the default, each kernel family and the peers on the same splits.
 
     Parameters
@@ -175,7 +133,23 @@ def run_directed(datasets=DIRECTED_DATASETS, n_trials=10, data_home=None, random
     verbose : bool, default=True
         Progress bars.
     methods : sequence of str, optional
-        Rerun methods among :data:`DIRECTED_METHODS` (default: all of them).
+        Rerun methods among :data:`DIRECTED_METHODS` (default: all of them) and the
+        graph neural networks of :data:`GNN_METHODS` (``pip install
+        "digraph-askls[gnn]"``; without it their rows say "not available").
+    per_class : int, optional
+        Instead of the splits above, ``n_trials`` random splits with ``per_class``
+        labelled nodes of each class (:func:`class_splits`, seeds ``(random_state,
+        trial)``), every other labelled node a test node.
+    cache : str, os.PathLike or CellCache, optional
+        JSON-lines file of measured cells (graph, protocol, method, split): each cell is
+        appended as soon as it is measured, and cells found there are not measured again.
+    recompute : collection of str
+        Methods measured again even where ``cache`` has their cells.
+    cached_only : bool, default=False
+        Measure only the ``recompute`` methods; the others from the cached cells alone
+        (``n_splits`` says how many).
+    n_threads : int, default=1
+        torch threads of the graph neural networks.
 
     Returns
     -------
@@ -184,7 +158,8 @@ def run_directed(datasets=DIRECTED_DATASETS, n_trials=10, data_home=None, random
         ``graph``, ``method``, ``protocol`` ("fixed splits" or "random 60/40"),
         ``n_splits``, ``seeds``, ``accuracy_mean``/``_std`` (micro-F1),
         ``macro_f1_mean``/``_std``, ``seconds_per_split``, the per-split ``accuracy``
-        and ``seconds``, and for AsK-LS ``selected_families`` (family -> number of
+        and ``seconds``, ``threads`` (torch threads of a GNN, else BLAS threads), and for
+        AsK-LS ``selected_families`` (family -> number of
         splits) and ``selected_gammas``. Published rows (``published`` True, ``status``
         "published, not rerun") carry ``accuracy_mean``, ``protocol`` and ``source``.
 
@@ -203,6 +178,9 @@ def run_directed(datasets=DIRECTED_DATASETS, n_trials=10, data_home=None, random
     """
     check_protocol(n_trials)
     methods = _check_methods(methods)
+    if not isinstance(cache, CellCache):
+        cache = CellCache(cache)
+    recompute = set(_check_methods(recompute)) if recompute else set()
     rows = []
     for dataset in datasets:
         name, graph = (dataset, None) if isinstance(dataset, str) else (dataset.name, dataset)
@@ -213,8 +191,9 @@ def run_directed(datasets=DIRECTED_DATASETS, n_trials=10, data_home=None, random
                 rows.append({"graph": name, "status": f"data not available: {error}",
                              "published": False})
         if graph is not None:
-            rows.extend(_run_graph(name, graph, n_trials, random_state, verbose, methods))
-        rows.extend(published_rows(name))
+            rows.extend(_run_graph(name, graph, n_trials, random_state, verbose, methods,
+                                   per_class, cache, recompute, cached_only, n_threads))
+        rows.extend(published_rows(name, per_class))
     return rows
 
 

@@ -1,6 +1,6 @@
 """The figure of the directed-graph table: one panel of bars per graph."""
 
-__all__ = ["plot_directed"]
+__all__ = ["plot_directed", "plot_tradeoff"]
 
 
 def _pyplot():
@@ -94,6 +94,65 @@ def plot_directed(rows, path=None, n_columns=3):
     else:
         axes[0, 0].text(0.5, 0.5, "no results", ha="center", va="center",
                         transform=axes[0, 0].transAxes)
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig
+
+
+def plot_tradeoff(rows, path=None):
+    """Accuracy against seconds per split (log scale), one point per method and graph.
+
+    One panel per protocol; a colour per method, a marker per graph. Only rerun rows
+    with a measured time are drawn.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Output of :func:`~digraph_askls.experiments.run_gnn_table` or ``run_directed``.
+    path : str or os.PathLike, optional
+        Where to save the figure (PNG); the figure is returned either way.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> rows = [{"graph": "tiny", "method": "GCN", "status": "ok", "protocol": "fixed splits",
+    ...          "accuracy_mean": 0.8, "seconds_per_split": 3.0}]
+    >>> figure = plot_tradeoff(rows)
+    >>> figure.axes[0].get_xscale()
+    'log'
+    """
+    plt = _pyplot()
+    rerun = [row for row in rows if not row.get("published") and row.get("status") == "ok"]
+    protocols = list(dict.fromkeys(row["protocol"] for row in rerun)) or ["no results"]
+    methods = list(dict.fromkeys(row["method"] for row in rerun))
+    graphs = list(dict.fromkeys(row["graph"] for row in rerun))
+    colours = {method: plt.get_cmap("tab10")(i % 10) for i, method in enumerate(methods)}
+    markers = dict(zip(graphs, "osD^vP*Xh<>"))
+    fig, axes = plt.subplots(1, len(protocols), figsize=(5.5 * len(protocols), 4.4),
+                             squeeze=False, sharey=True)
+    for ax, protocol in zip(axes.flat, protocols):
+        for row in (r for r in rerun if r["protocol"] == protocol):
+            ax.scatter(row["seconds_per_split"], row["accuracy_mean"], s=40,
+                       color=colours[row["method"]], marker=markers.get(row["graph"], "o"),
+                       edgecolor="black", linewidth=0.4)
+        ax.set_xscale("log")
+        ax.set_xlabel("seconds per split (log scale)")
+        ax.set_title(protocol, fontsize=10)
+        ax.grid(alpha=0.3, which="both")
+    axes[0, 0].set_ylabel("test accuracy")
+    method_handles = [plt.Line2D([], [], linestyle="", marker="o", color=colours[method])
+                      for method in methods]
+    graph_handles = [plt.Line2D([], [], linestyle="", marker=markers[g], color="0.4")
+                     for g in graphs]
+    if methods:
+        fig.legend(method_handles + graph_handles, methods + graphs, loc="center right",
+                   fontsize=8, frameon=False)
+        fig.tight_layout(rect=(0, 0, 0.84, 1))
     if path is not None:
         fig.savefig(path, dpi=120)
     return fig

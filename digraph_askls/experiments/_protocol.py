@@ -14,7 +14,7 @@ from tqdm.auto import tqdm
 from ..kernels import NamedKernel, SumKernel
 
 __all__ = ["random_splits", "class_splits", "fixed_splits", "evaluate_node_classifier",
-           "TrialResults", "kernel_family"]
+           "TrialResults", "kernel_family", "takes_valid"]
 
 logger = logging.getLogger(__name__)
 
@@ -271,21 +271,34 @@ def takes_features(classifier):
         return False
 
 
-def _run_trial(make_classifier, adjacency, labels, seed, train, test, features=None):
+def takes_valid(classifier):
+    """Whether ``classifier.fit`` accepts validation nodes (a ``valid`` keyword)."""
+    try:
+        return "valid" in inspect.signature(classifier.fit).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _run_trial(make_classifier, adjacency, labels, seed, train, test, features=None,
+               valid=None):
     known = np.full(labels.size, -1)
     known[train] = labels[train]
     start = time.perf_counter()
     classifier = make_classifier(seed[1])
+    options = {}
     if features is not None and takes_features(classifier):
-        classifier.fit(adjacency, known, features=features)
-    else:
-        classifier.fit(adjacency, known)
+        options["features"] = features
+    if valid is not None and takes_valid(classifier):
+        # Only a classifier that holds validation nodes out of training sees their labels.
+        known[valid] = labels[valid]
+        options["valid"] = valid
+    classifier.fit(adjacency, known, **options)
     predicted = classifier.predict(test)
     return predicted, time.perf_counter() - start, *_selection(classifier)
 
 
 def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name="AsK-LS",
-                             features=None, verbose=True, n_jobs=None):
+                             features=None, verbose=True, n_jobs=None, valid=None):
     """Fit and score a node classifier on each split.
 
     Parameters
@@ -312,6 +325,11 @@ def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name
         process). Inside ``with joblib.parallel_backend("dask"):`` and a
         ``dask.distributed.Client`` the trials run on the cluster; the scores are the
         same as in the serial run, only ``seconds`` differ.
+    valid : list of arrays, optional
+        Validation nodes of each split, in the order of ``splits`` (e.g. ``[split.valid
+        for split in graph.splits]``). Classifiers whose ``fit`` takes a ``valid`` keyword
+        (the GNN peers, which stop early on them) get them with their labels; the others
+        never see them.
 
     Returns
     -------
@@ -334,17 +352,21 @@ def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name
     """
     labels = _check_codes(labels)
     results = TrialResults(name)
+    valid = [None] * len(splits) if valid is None else list(valid)
+    if len(valid) != len(splits):
+        raise ValueError(f"expected validation nodes for each of the {len(splits)} splits, "
+                         f"got {len(valid)}")
     if n_jobs is None:
-        outputs = (_run_trial(make_classifier, adjacency, labels, *split, features)
-                   for split in splits)
+        outputs = (_run_trial(make_classifier, adjacency, labels, *split, features, nodes)
+                   for split, nodes in zip(splits, valid))
     else:
         from joblib import Parallel, delayed
 
         # Results come back in order as they finish, so the bar counts finished trials,
         # not dispatched ones.
         outputs = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(_run_trial)(make_classifier, adjacency, labels, *split, features)
-            for split in splits)
+            delayed(_run_trial)(make_classifier, adjacency, labels, *split, features, nodes)
+            for split, nodes in zip(splits, valid))
     progress = tqdm(outputs, total=len(splits), desc=name, disable=not verbose, leave=False)
     for (seed, _, test), (predicted, seconds, kernel, gamma) in zip(splits, progress):
         results.record(labels[test], predicted, seconds, kernel, gamma)

@@ -1,0 +1,130 @@
+"""The graph neural network peers, assembled from PyTorch Geometric's layers and models.
+
+MLP, GCN and GraphSAGE are PyG's model classes; Dir-GNN stacks PyG's ``DirGNNConv``
+around ``GCNConv`` with jumping knowledge, as its authors' ``dir-gcn`` model does; MagNet
+and DiGCN are the node-classification models of PyTorch Geometric Signed Directed, DiGCN
+on that package's approximate personalised-PageRank adjacency. Nothing here is a layer of
+its own: this module only connects the library's pieces and prepares their inputs.
+
+torch is imported by the functions, never when :mod:`digraph_askls` is imported.
+"""
+
+import importlib
+
+import numpy as np
+from scipy import sparse
+
+__all__ = ["import_torch", "build_model"]
+
+_EXTRA = 'pip install "digraph-askls[gnn]"'
+
+
+def import_torch():
+    """torch, torch_geometric and torch_geometric_signed_directed, or a clear ImportError."""
+    modules = []
+    for name in ("torch", "torch_geometric", "torch_geometric_signed_directed"):
+        try:
+            modules.append(importlib.import_module(name))
+        except ImportError as error:
+            raise ImportError(f"the graph neural network peers need {name}, which could not "
+                              f"be imported ({error}); install them with: {_EXTRA}") from error
+    return tuple(modules)
+
+
+def _edge_index(adjacency, torch):
+    """Edges as PyG's ``edge_index`` (first row the sources) of a CSR adjacency."""
+    coo = sparse.coo_matrix(adjacency)
+    pairs = np.vstack([coo.row, coo.col]).astype(np.int64)
+    return torch.from_numpy(pairs)
+
+
+def _dir_gnn(config, n_features, n_classes):
+    """Dir-GNN: DirGNNConv(GCNConv) layers, ReLU, dropout, L2-normalised rows, then
+    jumping knowledge over the layers and a linear read-out."""
+    import torch
+    from torch_geometric.nn import DirGNNConv, GCNConv, JumpingKnowledge
+
+    class DirGNN(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            widths = [n_features] + [config["hidden"]] * config["layers"]
+            self.convs = torch.nn.ModuleList(
+                DirGNNConv(GCNConv(width_in, width_out, cached=True), alpha=config["alpha"],
+                           root_weight=False)
+                for width_in, width_out in zip(widths[:-1], widths[1:]))
+            self.jump = JumpingKnowledge(config["jk"], config["hidden"], config["layers"])
+            width = config["hidden"] * (config["layers"] if config["jk"] == "cat" else 1)
+            self.read_out = torch.nn.Linear(width, n_classes)
+
+        def forward(self, x, edge_index):
+            layers = []
+            for conv in self.convs:
+                x = torch.nn.functional.relu(conv(x, edge_index))
+                x = torch.nn.functional.dropout(x, config["dropout"], self.training)
+                if config["normalize"]:
+                    x = torch.nn.functional.normalize(x, p=2, dim=1)
+                layers.append(x)
+            return self.read_out(self.jump(layers))
+
+    return DirGNN()
+
+
+def build_model(method, config, features, adjacency, n_classes):
+    """The model of ``method`` and the call that gives its scores on every node.
+
+    Parameters
+    ----------
+    method : str
+        A name of :data:`~digraph_askls.experiments.GNN_METHODS`.
+    config : dict
+        Its settings (:func:`~digraph_askls.experiments._gnn_config.get_config`).
+    features : torch.Tensor of shape (n_nodes, n_features)
+        Node attributes (float32).
+    adjacency : sparse matrix of shape (n_nodes, n_nodes)
+        The directed graph, row = source.
+    n_classes : int
+
+    Returns
+    -------
+    model : torch.nn.Module
+    scores : callable
+        ``scores()`` runs the model on the whole graph and returns one row of class
+        scores (logits or log-probabilities) per node.
+    """
+    torch, pyg, signed = import_torch()
+    from torch_geometric.utils import to_undirected
+
+    n_nodes, n_features = features.shape
+    edges = _edge_index(adjacency, torch)
+    hidden, layers, dropout = config["hidden"], config["layers"], config["dropout"]
+    if method == "MLP":
+        model = pyg.nn.models.MLP(in_channels=n_features, hidden_channels=hidden,
+                                  out_channels=n_classes, num_layers=layers, dropout=dropout,
+                                  norm=None)
+        return model, lambda: model(features)
+    if method in ("GCN", "GraphSAGE"):
+        undirected = to_undirected(edges, num_nodes=n_nodes)
+        kind = pyg.nn.models.GCN if method == "GCN" else pyg.nn.models.GraphSAGE
+        extra = {"cached": True} if method == "GCN" else {}
+        model = kind(in_channels=n_features, hidden_channels=hidden, num_layers=layers,
+                     out_channels=n_classes, dropout=dropout, **extra)
+        return model, lambda: model(features, undirected)
+    if method == "Dir-GNN":
+        model = _dir_gnn(config, n_features, n_classes)
+        return model, lambda: model(features, edges)
+    directed = signed.nn.directed
+    if method == "MagNet":
+        model = directed.MagNet_node_classification(
+            num_features=n_features, hidden=hidden, q=config["q"], K=config["K"],
+            label_dim=n_classes, activation=True, layer=layers, dropout=dropout, cached=True)
+        return model, lambda: model(features, features, edges)
+    if method == "DiGCN":
+        from torch_geometric_signed_directed.utils import get_appr_directed_adj
+
+        appr_edges, appr_weights = get_appr_directed_adj(config["alpha"], edges, n_nodes,
+                                                         features.dtype)
+        model = directed.DiGCN_node_classification(num_features=n_features, hidden=hidden,
+                                                   label_dim=n_classes, dropout=dropout)
+        return model, lambda: model(features, appr_edges, appr_weights)
+    raise ValueError(f"unknown graph neural network {method!r}; choose from "
+                     f"['MLP', 'GCN', 'GraphSAGE', 'Dir-GNN', 'MagNet', 'DiGCN']")

@@ -1,0 +1,187 @@
+"""The graph neural network peers: protocol, optional import, cell cache, smoke training."""
+
+import importlib
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import digraph_askls.experiments._gnn_models as gnn_models
+import digraph_askls.experiments._runner as runner
+from digraph_askls.experiments import (GNN_CONFIGS, GNN_METHODS, CellCache, GNNClassifier,
+                                       evaluate_node_classifier, format_gnn, run_directed,
+                                       run_gnn_table, takes_valid)
+from digraph_askls.experiments._gnn import _stratified_share
+from digraph_askls.graph import Graph, Split, get_adjacency
+
+
+def _tiny_graph(splits=None):
+    """Two classes of 20 nodes, links mostly within classes, attributes that tell them apart."""
+    rng = np.random.default_rng(0)
+    labels = np.arange(40) % 2
+    edges = [(i, j) for i in range(40) for j in range(40)
+             if i != j and rng.random() < (0.25 if labels[i] == labels[j] else 0.03)]
+    adjacency, nodes = get_adjacency(edges, nodelist=list(range(40)))
+    attributes = np.c_[labels + rng.normal(0, 0.3, 40), rng.normal(size=(40, 3))]
+    return Graph(adjacency, labels, nodes, ["a", "b"], name="tiny", features=attributes,
+                 splits=splits)
+
+
+class _ValidSpy:
+    """Records the labels and validation nodes ``fit`` received; predicts class 0."""
+
+    def __init__(self, calls):
+        self.calls = calls
+
+    def fit(self, graph, labels, *, valid=None):
+        self.calls.append((np.array(labels), valid))
+        return self
+
+    def predict(self, nodes):
+        return np.zeros(len(nodes), dtype=int)
+
+
+class _PlainSpy(_ValidSpy):
+    def fit(self, graph, labels):
+        self.calls.append((np.array(labels), "no valid keyword"))
+        return self
+
+
+def test_validation_nodes_reach_only_classifiers_that_take_them():
+    graph = _tiny_graph()
+    splits = [((0, 0), np.arange(0, 20), np.arange(30, 40))]
+    valid = [np.arange(20, 30)]
+    calls = []
+    for spy in (_ValidSpy, _PlainSpy):
+        evaluate_node_classifier(lambda seed, spy=spy: spy(calls), graph.adjacency,
+                                 graph.labels, splits=splits, valid=valid, verbose=False)
+    (with_valid, nodes), (plain, marker) = calls
+    assert takes_valid(_ValidSpy([])) and not takes_valid(_PlainSpy([]))
+    assert nodes is valid[0] and marker == "no valid keyword"
+    # The validation nodes' labels go only with the keyword; test nodes are never seen.
+    assert (with_valid[20:30] == graph.labels[20:30]).all() and (plain[20:30] == -1).all()
+    assert (with_valid[30:] == -1).all() and (plain[:20] == graph.labels[:20]).all()
+    with pytest.raises(ValueError, match="validation nodes for each"):
+        evaluate_node_classifier(lambda seed: _ValidSpy([]), graph.adjacency, graph.labels,
+                                 splits=splits, valid=valid * 2, verbose=False)
+
+
+def test_the_validation_share_is_drawn_per_class_from_the_labelled_nodes():
+    codes = np.array([0] * 20 + [1] * 10 + [2] * 2 + [-1] * 5)
+    labelled = np.flatnonzero(codes >= 0)
+    drawn = _stratified_share(codes, labelled, 0.2, np.random.default_rng(0))
+    assert np.bincount(codes[drawn]).tolist() == [4, 2, 1]
+    assert set(drawn) <= set(labelled)
+    again = _stratified_share(codes, labelled, 0.2, np.random.default_rng(0))
+    assert (drawn == again).all()
+
+
+def test_importing_the_library_does_not_import_torch():
+    code = "import sys, digraph_askls.experiments, digraph_askls.cli; print('torch' in sys.modules)"
+    printed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True).stdout
+    assert printed.strip() == "False"
+
+
+def test_without_the_extra_the_error_names_it_and_the_table_says_so(monkeypatch):
+    real = importlib.import_module
+
+    def without_torch(name, *args, **kwargs):
+        if name.split(".")[0] == "torch":
+            raise ImportError(f"No module named {name!r}")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(gnn_models.importlib, "import_module", without_torch)
+    graph = _tiny_graph()
+    labels = np.where(np.arange(40) < 30, graph.labels, -1)
+    with pytest.raises(ImportError, match=r'digraph-askls\[gnn\]'):
+        GNNClassifier("GCN").fit(graph.adjacency, labels, features=graph.features)
+    rows = run_directed([graph], n_trials=1, methods=["GCN"], verbose=False)
+    assert rows[0]["status"].startswith("not available") and "[gnn]" in rows[0]["status"]
+
+
+def test_every_peer_has_cited_settings():
+    assert set(GNN_METHODS) == {"MLP", "GCN", "GraphSAGE", "Dir-GNN", "MagNet", "DiGCN"}
+    for entry in GNN_CONFIGS.values():
+        assert re.search(r"commits? [0-9a-f]{40}", entry["source"])
+        assert {"lr", "max_epochs", "patience", "criterion"} <= set(entry["default"])
+
+
+def test_cells_are_saved_after_each_split_and_reused(tmp_path, monkeypatch):
+    path = tmp_path / "cells.jsonl"
+    graph = _tiny_graph()
+    first = run_directed([graph], n_trials=2, methods=["AsK-LS walk"], cache=path,
+                         verbose=False)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 2 and json.loads(lines[0])["split"] == [0, 0]
+
+    def fail(*args, **kwargs):
+        raise AssertionError("a cached cell was measured again")
+
+    monkeypatch.setattr(runner, "_measure", fail)
+    again = run_directed([graph], n_trials=2, methods=["AsK-LS walk"], cache=path,
+                         verbose=False)
+    assert again[0]["accuracy"] == first[0]["accuracy"] and again[0]["n_splits"] == 2
+    # A third split is missing: only cached cells when nothing may be measured.
+    partial = run_directed([graph], n_trials=3, methods=["AsK-LS walk"], cache=path,
+                           cached_only=True, verbose=False)
+    assert partial[0]["n_splits"] == 2
+    for cached_only in (False, True):       # recomputed even when the rest is cached only
+        with pytest.raises(AssertionError, match="measured again"):
+            run_directed([graph], n_trials=2, methods=["AsK-LS walk"], cache=path,
+                         recompute=["AsK-LS walk"], cached_only=cached_only, verbose=False)
+    # A line cut by a stopped run is skipped, the others kept.
+    with open(path, "a") as file:
+        file.write('{"graph": "tiny", "accura')
+    assert len(CellCache(path)) == 2
+
+
+def test_the_gnn_table_has_both_regimes(tmp_path):
+    graph = _tiny_graph()
+    rows = run_gnn_table([graph], [graph], per_class=4, n_trials=2,
+                         methods=["AsK-LS default"], cache=tmp_path / "cells.jsonl",
+                         verbose=False)
+    assert [row["protocol"] for row in rows] == ["random 60/40", "4 labels per class"]
+    assert all(row["threads"].startswith("BLAS") for row in rows)
+    markdown = format_gnn(rows)
+    assert "**4 labels per class**" in markdown and "| tiny | random 60/40 (2) |" in markdown
+
+
+def test_command_line_gnn_table_writes_cells_table_and_figure(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from digraph_askls import cli
+
+    out = tmp_path / "results"
+    assert cli.main(["table", "gnn", "--datasets", "texas", "--few-label-datasets",
+                     "--methods", "AsK-LS default", "--trials", "1", "--data-home",
+                     str(tmp_path), "--out", str(out), "--quiet"]) == 0
+    assert "data not available" in (out / "gnn.md").read_text().lower()
+    assert (out / "gnn.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("method", GNN_METHODS)
+def test_each_peer_trains_two_epochs_on_a_tiny_graph(method):
+    pytest.importorskip("torch")
+    pytest.importorskip("torch_geometric")
+    pytest.importorskip("torch_geometric_signed_directed")
+    valid = np.arange(20, 28)
+    graph = _tiny_graph(splits=[Split(np.arange(20), valid, np.arange(28, 40))])
+    labels = np.where(np.arange(40) < 28, graph.labels, -1)
+    fitted = [GNNClassifier(method, config={"max_epochs": 2}, random_state=1).fit(
+        graph.adjacency, labels, features=graph.features, valid=valid) for _ in range(2)]
+    clf = fitted[0]
+    assert clf.n_epochs_ == 2 and clf.best_epoch_ in (1, 2) and clf.n_threads_ == 1
+    assert (clf.valid_ == valid).all()
+    predicted = clf.predict(list(range(28, 40)))
+    assert predicted.shape == (12,) and set(predicted) <= {0, 1}
+    # Seeded: the same seed gives the same model.
+    assert (fitted[1].labels_ == clf.labels_).all()
+    # Through the tables' harness, on a split with its validation nodes.
+    results = evaluate_node_classifier(
+        lambda seed: GNNClassifier(method, config={"max_epochs": 2}, random_state=seed),
+        graph.adjacency, graph.labels, splits=[((0, 0), np.arange(20), np.arange(28, 40))],
+        valid=[valid], features=graph.features, verbose=False)
+    assert 0 <= results.micro_f1[0] <= 1 and results.seconds[0] > 0
