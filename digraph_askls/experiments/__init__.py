@@ -12,6 +12,8 @@ from ._corel import (
 from ._directed import (DIRECTED_DATASETS, DIRECTED_METHODS, PUBLISHED_DIRECTED,
                         format_directed, plot_directed, run_directed)
 from ._directed_plot import plot_tradeoff
+from ._few_labels import (FEW_LABEL_METHODS, FEW_LABEL_PROTOCOLS, format_few_labels,
+                          plot_few_labels, run_few_labels)
 from ._gnn import GNNClassifier
 from ._gnn_config import GNN_CONFIGS, GNN_METHODS
 from ._gnn_table import (FEW_LABEL_DATASETS, GNN_DATASETS, GNN_TABLE_METHODS, format_gnn,
@@ -30,6 +32,8 @@ __all__ = [
     "DIRECTED_DATASETS",
     "DIRECTED_METHODS",
     "FEW_LABEL_DATASETS",
+    "FEW_LABEL_METHODS",
+    "FEW_LABEL_PROTOCOLS",
     "GNNClassifier",
     "GNN_CONFIGS",
     "GNN_DATASETS",
@@ -49,6 +53,7 @@ __all__ = [
     "fit_image_gmms",
     "fixed_splits",
     "format_directed",
+    "format_few_labels",
     "format_gnn",
     "format_table1",
     "format_table3",
@@ -59,10 +64,12 @@ __all__ = [
     "kernel_family",
     "load_corel",
     "plot_directed",
+    "plot_few_labels",
     "plot_tradeoff",
     "plot_table3",
     "random_splits",
     "run_directed",
+    "run_few_labels",
     "run_gnn_table",
     "run_table1",
     "run_table3",

@@ -18,7 +18,8 @@ marked "published, not rerun": they come from other code and other protocols.
 import logging
 
 from ..datasets import load_dataset
-from ..kernels import AttributeKernel, LinkProfileKernel, RoleKernel, WalkKernel
+from ..kernels import (AttributeKernel, LinkProfileKernel, RoleKernel,
+                       SmoothedAttributeKernel, WalkKernel)
 from ..models import NodeClassifier
 from ._cells import CellCache
 from ._directed_plot import plot_directed
@@ -29,7 +30,8 @@ from ._protocol import check_protocol, class_splits, fixed_splits, random_splits
 from ._published import PUBLISHED_DIRECTED, published_rows
 from ._runner import run_graph
 
-__all__ = ["DIRECTED_DATASETS", "DIRECTED_METHODS", "PUBLISHED_DIRECTED", "run_directed",
+__all__ = ["DIRECTED_DATASETS", "DIRECTED_METHODS", "EXTRA_METHODS", "PUBLISHED_DIRECTED",
+           "run_directed",
            "format_directed", "plot_directed"]
 
 logger = logging.getLogger(__name__)
@@ -43,8 +45,22 @@ DIRECTED_METHODS = ("AsK-LS default", "AsK-LS walk", "AsK-LS link profile",
                     "AsK-LS attribute", "AsK-LS role", "PageRank undirected",
                     "PageRank directed", "diffusion undirected")
 
+#: Methods that only some tables run: the default on the structure alone (on graphs with
+#: attributes) and the family for few labelled nodes.
+EXTRA_METHODS = ("AsK-LS default, structure", "AsK-LS smoothed attribute")
+
 _FAMILIES = {"AsK-LS walk": WalkKernel, "AsK-LS link profile": LinkProfileKernel,
-             "AsK-LS attribute": AttributeKernel, "AsK-LS role": RoleKernel}
+             "AsK-LS attribute": AttributeKernel, "AsK-LS role": RoleKernel,
+             "AsK-LS smoothed attribute": SmoothedAttributeKernel}
+#: Methods that need node attributes: left out on graphs without them.
+_NEED_FEATURES = ("AsK-LS attribute", "AsK-LS smoothed attribute", "AsK-LS default, structure")
+
+
+class _StructureOnly(NodeClassifier):
+    """``NodeClassifier()`` that never takes node attributes: the structure alone."""
+
+    def fit(self, graph, labels, *, nodelist=None, weight="weight"):
+        return super().fit(graph, labels, nodelist=nodelist, weight=weight)
 _PEERS = {"PageRank undirected": ("pagerank", False), "PageRank directed": ("pagerank", True),
           "diffusion undirected": ("diffusion", False)}
 
@@ -56,6 +72,8 @@ def _make(method, graph_name=None, n_threads=1):
     on ``n_threads`` torch threads)."""
     if method == "AsK-LS default":
         return lambda seed: NodeClassifier(random_state=seed)
+    if method == "AsK-LS default, structure":
+        return lambda seed: _StructureOnly(random_state=seed)
     if method in _FAMILIES:
         family = _FAMILIES[method]
         return lambda seed: NodeClassifier(kernel=family(), random_state=seed)
@@ -71,20 +89,24 @@ def _check_methods(methods):
     if methods is None:
         return DIRECTED_METHODS
     methods = [methods] if isinstance(methods, str) else list(methods)
-    known = DIRECTED_METHODS + GNN_METHODS
+    known = DIRECTED_METHODS + EXTRA_METHODS + GNN_METHODS
     unknown = [method for method in methods if method not in known]
     if unknown or not methods:
         raise ValueError(f"unknown methods {unknown}; choose from {list(known)}")
     return tuple(methods)
 
 
-def _splits(graph, n_trials, random_state, per_class=None):
+def _splits(graph, n_trials, random_state, per_class=None, train_size=None):
     """(splits, protocol, validation nodes): ``per_class`` labelled nodes of each class if
-    given, else the fixed splits (at most ``n_trials``, with their validation nodes) where
-    shipped, else random 60/40 splits."""
+    given, else a fraction ``train_size`` of the labelled nodes if given, else the fixed
+    splits (at most ``n_trials``, with their validation nodes) where shipped, else random
+    60/40 splits."""
     if per_class is not None:
         return (class_splits(graph.labels, per_class, n_trials, random_state),
                 f"{per_class} labels per class", None)
+    if train_size is not None:
+        return (random_splits(graph.labels, train_size, n_trials, random_state),
+                f"{train_size:.0%} labelled", None)
     if getattr(graph, "splits", None):
         valid = [split.valid for split in graph.splits[:n_trials]]
         return fixed_splits(graph)[:n_trials], "fixed splits", valid
@@ -92,10 +114,10 @@ def _splits(graph, n_trials, random_state, per_class=None):
 
 
 def _run_graph(name, graph, n_trials, random_state, verbose, methods, per_class=None,
-               cache=None, recompute=(), cached_only=False, n_threads=1):
-    splits, protocol, valid = _splits(graph, n_trials, random_state, per_class)
+               cache=None, recompute=(), cached_only=False, n_threads=1, train_size=None):
+    splits, protocol, valid = _splits(graph, n_trials, random_state, per_class, train_size)
     if graph.features is None:
-        methods = [method for method in methods if method != "AsK-LS attribute"]
+        methods = [method for method in methods if method not in _NEED_FEATURES]
 
     def skip(method):
         if method in GNN_METHODS and graph.features is None:
@@ -113,7 +135,7 @@ def _run_graph(name, graph, n_trials, random_state, verbose, methods, per_class=
 
 def run_directed(datasets=DIRECTED_DATASETS, n_trials=10, data_home=None, random_state=0,
                  verbose=True, methods=None, per_class=None, cache=None, recompute=(),
-                 cached_only=False, n_threads=1):
+                 cached_only=False, n_threads=1, train_size=None):
     """Accuracy of the default, each kernel family and the peers on the same splits.
 
     Parameters
@@ -140,6 +162,9 @@ def run_directed(datasets=DIRECTED_DATASETS, n_trials=10, data_home=None, random
         Instead of the splits above, ``n_trials`` random splits with ``per_class``
         labelled nodes of each class (:func:`class_splits`, seeds ``(random_state,
         trial)``), every other labelled node a test node.
+    train_size : float, optional
+        Instead of the splits above, ``n_trials`` random splits that label this fraction
+        of the labelled nodes (:func:`random_splits`), every other one a test node.
     cache : str, os.PathLike or CellCache, optional
         JSON-lines file of measured cells (graph, protocol, method, split): each cell is
         appended as soon as it is measured, and cells found there are not measured again.
@@ -192,8 +217,10 @@ def run_directed(datasets=DIRECTED_DATASETS, n_trials=10, data_home=None, random
                              "published": False})
         if graph is not None:
             rows.extend(_run_graph(name, graph, n_trials, random_state, verbose, methods,
-                                   per_class, cache, recompute, cached_only, n_threads))
-        rows.extend(published_rows(name, per_class))
+                                   per_class, cache, recompute, cached_only, n_threads,
+                                   train_size))
+        if train_size is None:
+            rows.extend(published_rows(name, per_class))
     return rows
 
 

@@ -45,7 +45,10 @@ def _measure(make, method, graph, split, valid, name):
             name=f"{name}: {method}", verbose=False)
     classifier = made[-1]
     torch_threads = getattr(classifier, "n_threads_", None)
+    selection = getattr(classifier, "selection_", None)
+    estimate = selection.get("accuracy") if isinstance(selection, dict) else None
     return {"accuracy": results.micro_f1[0], "macro_f1": results.macro_f1[0],
+            "estimate": estimate,
             "seconds": results.seconds[0], "kernel": results.kernels[0],
             "gamma": results.gammas[0],
             "threads": torch_threads if torch_threads is not None else _blas_threads(),
@@ -71,6 +74,7 @@ def _summary(method, cells):
             "macro_f1_mean": summary["macro_f1_mean"], "macro_f1_std": summary["macro_f1_std"],
             "seconds_per_split": summary["seconds_per_trial"], "accuracy": results.micro_f1,
             "seconds": results.seconds, "selected_families": summary["selected_kernels"],
+            "estimates": [cell.get("estimate") for cell in cells],
             "selected_gammas": results.gammas if method.startswith("AsK-LS") else None,
             "threads": ", ".join(f"{kind} {count}" for kind, count in threads),
             "epochs": [cell.get("epochs") for cell in cells],
