@@ -162,9 +162,8 @@ def predict_command(args, notes):
     columns["predicted"] = np.asarray(graph.class_names, dtype=object)[codes]
     if args.proba:
         if not hasattr(model.estimator_, "predict_proba"):
-            raise ValueError(f"--proba: the fitted model averages its two views (merge "
-                             f"{model.selection_['merge']!r}: a class has fewer than 5 "
-                             "labelled nodes) and gives no probabilities")
+            raise ValueError(f"--proba: the fitted model (merge "
+                             f"{model.selection_['merge']!r}) gives no probabilities")
         proba = (model.predict_proba(rows) if rows.size
                  else np.zeros((0, model.classes_.size)))
         for column, code in enumerate(model.classes_):

@@ -48,7 +48,8 @@ def get_smoothed_attribute_kernel(adjacency, features, alpha=0.1, n_steps=10,
     Returns
     -------
     FactoredKernel
-        A symmetric kernel with the explicit map ``Phi`` (dense, n_nodes x n_features).
+        A symmetric kernel with the explicit map ``Phi`` (dense, n_nodes x n_features),
+        each row scaled to unit length.
 
     Examples
     --------
@@ -85,4 +86,6 @@ def get_smoothed_attribute_kernel(adjacency, features, alpha=0.1, n_steps=10,
     smoothed = own.copy()
     for _ in range(int(n_steps)):
         smoothed = (1.0 - alpha) * (step @ smoothed) + alpha * own
-    return FactoredKernel(np.asarray(smoothed, dtype=np.float64))
+    # Unit rows: a cosine kernel, whose scale (and so whose good gammas) does not depend
+    # on how far the diffusion spread a node's features.
+    return FactoredKernel(normalize(np.asarray(smoothed, dtype=np.float64), norm="l2"))

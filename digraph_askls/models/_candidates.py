@@ -4,21 +4,24 @@ parameter stands for."""
 from ..kernels import (AttributeKernel, GraphKernel, LinkProfileKernel, NamedKernel,
                        RoleKernel, SmoothedAttributeKernel, WalkKernel)
 
-__all__ = ["FEW_LABELS_PER_CLASS", "SPECTRAL_MAX_TRAIN", "as_recipes", "default_kernels"]
+__all__ = ["FEW_LABELS_PER_CLASS", "LARGE_GRAPH", "SPECTRAL_MAX_TRAIN", "as_recipes",
+           "default_kernels"]
 
 #: Largest number of labelled nodes whose dense training kernel is decomposed for the
 #: selection (an SVD of this size takes about 10 s on 2 cores).
 SPECTRAL_MAX_TRAIN = 5000
 
+#: Graphs of more nodes than this are large: their walk kernel takes 10 steps.
+LARGE_GRAPH = 20_000
+
 
 #: With at most this many labelled nodes per class (the median over the classes), the
-#: defaults add candidates that need few weights: features smoothed by personalised
-#: PageRank (one weight per feature, shared by all distances) and the undirected
-#: personalised-PageRank walk of the vote peers.
+#: defaults add a candidate that needs few weights: the features smoothed by
+#: personalised PageRank (one weight per feature, shared by all distances).
 FEW_LABELS_PER_CLASS = 50
 
 
-def default_kernels(n_train, has_features, labels_per_class=None):
+def default_kernels(n_train, has_features, labels_per_class=None, n_nodes=None):
     """The candidate kernels of ``NodeClassifier(kernel="auto")``.
 
     With node features, three attribute kernels: features averaged over 5 hops of the
@@ -30,11 +33,10 @@ def default_kernels(n_train, has_features, labels_per_class=None):
     block is affordable, the link-profile kernel (graphs whose links are not votes) with
     a little of the role bins (and of the features).
 
-    With few labelled nodes per class (``labels_per_class``, the median over the classes,
-    at most :data:`FEW_LABELS_PER_CLASS`), two more: the features smoothed by personalised
-    PageRank (:class:`~digraph_askls.kernels.SmoothedAttributeKernel`), and the
-    undirected personalised-PageRank walk (``alpha=0.85``, 10 steps), the kernel of the
-    PageRank vote, so that the selection can fall back on what the vote does.
+    With node features and few labelled nodes per class (``labels_per_class``, the
+    median over the classes, at most :data:`FEW_LABELS_PER_CLASS`), one more first: the
+    features smoothed by personalised PageRank
+    (:class:`~digraph_askls.kernels.SmoothedAttributeKernel`), one weight per feature.
     Measured per graph in ``docs/results/directed.md`` and ``docs/results/few_labels.md``.
     """
     few = labels_per_class is not None and labels_per_class <= FEW_LABELS_PER_CLASS
@@ -48,14 +50,13 @@ def default_kernels(n_train, has_features, labels_per_class=None):
                             self_loops=False),
             AttributeKernel(hops=0) + RoleKernel(bins=16),
         ]
-    if n_train <= SPECTRAL_MAX_TRAIN:
+    if n_train <= SPECTRAL_MAX_TRAIN and (n_nodes or 0) <= LARGE_GRAPH:
         kernels.append(WalkKernel())
     else:
-        # With many labelled nodes a labelled one is a few steps away: 10 steps classify
-        # as well as 20 (directed SBMs, Pubmed; docs/results/speed.md) at half the cost.
+        # With many labelled nodes a labelled one is a few steps away, and on a large
+        # graph of some average degree 10 steps reach most of it: they classify as well as
+        # 20 (directed SBMs, Pubmed; docs/results/speed.md) at half the cost.
         kernels.append(WalkKernel(n_hops=10))
-    if few:
-        kernels.append(WalkKernel(alpha=0.85, beta=1.0, n_hops=10))
     if n_train <= SPECTRAL_MAX_TRAIN:
         profile = LinkProfileKernel() + 0.1 * RoleKernel(bins=16)
         if has_features:

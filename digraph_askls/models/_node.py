@@ -49,15 +49,17 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     The graph (and, when given, the nodes' attributes) gives an asymmetric kernel on
     the nodes; AsK-LS is trained on the labelled nodes with ``K(train, train)`` and
     predicts the others from ``K(test, train)`` (source view) and ``K(train, test)``
-    (target view). By default the kernel *family*, its parameters and ``gamma`` are
-    chosen for each graph by exact leave-one-out on the labelled nodes: a walk kernel
-    for graphs whose links join nodes of a class (citations), a link-profile kernel for
-    graphs whose links are not votes (web pages, Wikipedia), and the attributes
-    propagated over the graph when there are features (see ``kernel``). Where a walk
-    kernel is the only candidate (many labelled nodes, no features), nothing is selected:
-    two folds of the labelled nodes are solved together, and the same solve gives the
-    out-of-fold scores its joint stacker reads and the scores of every node
-    (:mod:`~digraph_askls.models._train_scores`). Nothing large is densified.
+    (target view). By default the kernel *family*, its parameters, ``gamma`` and the
+    merge of the two views are chosen for each graph by cross-validation on the
+    labelled nodes (:mod:`~digraph_askls.models._selection`): a walk kernel for graphs
+    whose links join nodes of a class (citations), a link-profile kernel for graphs
+    whose links are not votes (web pages, Wikipedia), and the attributes propagated over
+    the graph when there are features (see ``kernel``); with few labelled nodes per
+    class, candidates with fewer weights to learn join them. Every candidate is judged
+    on the same stratified folds, from one SVD of its training kernel or, for a walk
+    kernel, from one solve of all folds whose products also score every node
+    (:mod:`~digraph_askls.models._folds`); ``selection_["accuracy"]`` is the held-out
+    accuracy of the fitted model. Nothing large is densified.
 
     Parameters
     ----------
@@ -75,17 +77,17 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         every kernel. With one kernel and one gamma nothing is selected.
     merge : {"auto", "joint", "blend", "stack", "joint_train", "stack_train", "average", \
 "source", "target", "joint_loo", "blend_loo", "stack_loo"}
-        How the two views are merged (see :class:`AsKLSClassifier`). ``"joint"``: one
-        multinomial logistic regression on the out-of-sample scores of both views and
-        all classes, which also reads patterns across classes (class c linking to class
-        c + 1). ``"blend"``: half that, half a calibrated softmax of the mean view,
-        steadier on small training sets. ``"auto"``: ranks kernels with the joint
-        stacker, then blends where that predicts the left-out nodes better (a lower
-        Brier score); with fewer than 5 labelled nodes in some class, averages the two
-        views instead (a stacker would learn from too few scores).
-        ``selection_["merge"]`` tells which. When a kernel is selected on
-        leave-one-out scores, the stackers are fitted on those (``"joint"`` becomes
-        ``"joint_loo"``). Default: "auto".
+        How the two views are merged (see :class:`AsKLSClassifier`). ``"average"``: the
+        mean of the views (the paper's merge), through a softmax whose temperature is
+        fitted on held-out scores for probabilities. ``"joint"``: one multinomial
+        logistic regression on the out-of-fold scores of both views and all classes,
+        which also reads patterns across classes (class c linking to class c + 1).
+        ``"blend"``: half that, half the calibrated mean view. ``"auto"``: the three are
+        cross-validated at the winning kernel, and a stacker replaces the mean view only
+        where its held-out predictions are better by more than a standard error.
+        ``selection_["merge"]`` tells which. The train-score and leave-one-out merges
+        are fitted by :class:`AsKLSClassifier` itself, for one kernel and one gamma,
+        without an estimate. Default: "auto".
     solver : str, default="auto"
         Solver of the AsK-LS system (see :func:`digraph_askls.linalg.solve_system`).
     preset : {"auto", None, "paper", "large"}, default="auto"
@@ -137,19 +139,19 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     estimator_ : AsKLSClassifier
         The fitted AsK-LS model on the labelled nodes.
     selection_ : dict
-        What was chosen: ``kernel`` (the recipe), ``gamma``, ``score`` (one minus the
-        Brier score of the stacked views' leave-one-out predictions: the ranking
-        criterion), ``accuracy`` (their leave-one-out accuracy; both None when nothing
-        was selected), ``engine`` (``"loo"``: exact leave-one-out from one SVD;
-        ``"folds"``: fold stacking, with all folds in one solve for a walk kernel on
-        many labelled nodes, alone or winning; ``"fixed"``: one configuration, nothing
-        selected) and
-        ``merge`` (the merge of the fitted model).
+        What was chosen: ``kernel`` (the recipe), ``gamma``, ``merge`` (of the fitted
+        model), ``accuracy`` (the held-out accuracy of the fitted model: each labelled
+        node predicted by a merge and a model that did not learn it; an estimate of the
+        accuracy on the other nodes), ``score`` (the ranking criterion of the winner),
+        ``engine`` (``"spectral"``: folds from one SVD; ``"walk"``: all folds in one
+        solve of a walk kernel; ``"solved"``: a solve per fold; ``"fixed"``: one
+        configuration fitted as given, ``accuracy`` and ``score`` None) and ``n_folds``.
     cv_results_ : dict of lists
         One entry per (kernel, gamma) tried: ``kernel``, ``gamma``, ``engine``,
-        ``mean_test_score`` (the ranking criterion), ``loo_accuracy``,
-        ``rank_test_score`` and ``fit_time`` (seconds, the kernel's build and
-        decomposition shared among its gammas). Empty lists when nothing was selected.
+        ``mean_test_score`` (the ranking criterion), ``cv_accuracy`` (the held-out
+        accuracy behind it), ``merge`` (the merge it stands for), ``rank_test_score``
+        and ``fit_time`` (seconds, the kernel's build and decomposition shared among its
+        gammas). Empty lists when nothing was selected.
     preset_ : str or None
         The preset in effect (``"auto"`` resolved).
 
@@ -260,8 +262,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
                 raise ValueError("kernel_params set the parameters of a kernel given by name; "
                                  "with kernel='auto' pass kernel='ppr' (or another name), or "
                                  "kernel recipes such as WalkKernel(alpha=0.8)")
-            recipes = default_kernels(train.size, features is not None,
-                                      float(np.median(np.bincount(codes[train])[np.unique(codes[train])])))
+            recipes = default_kernels(train.size, features is not None, n_nodes=len(nodes),
+                                      labels_per_class=float(np.median(
+                                          np.bincount(codes[train])[np.unique(codes[train])])))
         else:
             recipes = as_recipes(config["kernel"], config["kernel_params"])
         gammas = None if _same(config["gamma"], "auto") else config["gamma"]
@@ -272,6 +275,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
 
         def build(recipe):
             return recipe.make(adjacency, features)
+
+        build.n_nodes = adjacency.shape[0]
 
         selected = select_kernel(recipes, build, codes[train], train, gammas, params,
                                  operator=self.operator, verbose=self.verbose,

@@ -32,7 +32,7 @@ from ..kernels import gamma_grid, restrict_kernel
 from ..linalg import SingularSystemError
 from ..linalg._scores import NotPositiveDefinite
 from ._askls import AsKLSClassifier
-from ._candidates import SPECTRAL_MAX_TRAIN
+from ._candidates import LARGE_GRAPH, SPECTRAL_MAX_TRAIN
 from ._folds import (coarsen_folds, decompose, label_columns, make_folds,
                      solved_out_of_fold, spectral_out_of_fold, walk_out_of_fold)
 from ._merges import AUTO_MERGES, merge_estimates, ranking_score
@@ -40,7 +40,7 @@ from ._stackers import fit_temperature, view_logits
 from ._single import fit_fixed
 from ._train_scores import scores_all_rows
 
-__all__ = ["ALONE_GAMMA", "AUTO_STACKING_MIN", "select_kernel"]
+__all__ = ["ALONE_GAMMA", "select_kernel"]
 
 logger = logging.getLogger(__name__)
 
@@ -50,18 +50,21 @@ logger = logging.getLogger(__name__)
 #: one or two products with the kernel.
 ALONE_GAMMA = 1e-5
 
-#: The stackers need at least this many labelled nodes in every class; below it the
-#: views are averaged (the paper's merge).
-AUTO_STACKING_MIN = 5
-
 #: Folds of a walk kernel: each costs the columns of its labels in the same walk steps,
 #: so a walk kernel takes the folds of the other candidates joined into as many as keep
-#: ``folds * columns * steps * stored links`` below this (about a twentieth of a second of
+#: ``folds * columns * steps * stored links`` below this (about a fifth of a second of
 #: steps on 2 cores), and at least two.
-WALK_STEP_BUDGET = 4e7
+WALK_STEP_BUDGET = 2e8
 
 #: The merges are cross-validated on the folds joined into at most this many.
 MERGE_FOLDS = 5
+
+#: On graphs of more than :data:`~._candidates.LARGE_GRAPH` nodes the candidates that need a
+#: decomposition are ranked on at most :data:`LARGE_GRAPH_SAMPLE` labelled nodes (else
+#: :data:`~._candidates.SPECTRAL_MAX_TRAIN`): their ``O(m^3)`` decomposition would cost
+#: more than the walk kernel's solve on the whole graph, which a PageRank vote's price
+#: bounds (``docs/results/speed.md``). The winner is then scored on every labelled node.
+LARGE_GRAPH_SAMPLE = 1000
 
 #: Up to this many labelled nodes the winner's merges are compared by cross-validation;
 #: above, the joint stacker is kept (it reads patterns across classes, and with this
@@ -74,12 +77,13 @@ _FOLD_MERGES = ("average", "joint", "blend", "stack", "source", "target")
 _STACKING = ("joint", "blend", "stack")
 
 
-def _merges_to_try(merge, codes):
-    """The merges compared at the winner: ``merge`` itself unless ``"auto"``."""
+def _merges_to_try(merge):
+    """The merges compared at the winner: ``merge`` itself unless ``"auto"``. With few
+    labelled nodes in some class a stacker may still read patterns across classes (a
+    directed SBM's flows) that the mean view cannot: the cross-validation decides, the
+    mean view winning ties (:func:`_choose_merge`)."""
     if merge != "auto":
         return (merge,) if merge in _FOLD_MERGES else ("joint",)
-    if np.bincount(codes).min() < AUTO_STACKING_MIN:
-        return ("average",)
     return AUTO_MERGES
 
 
@@ -91,7 +95,8 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
     ----------
     recipes : list of GraphKernel
     build : callable
-        ``build(recipe)`` returns the kernel on all nodes.
+        ``build(recipe)`` returns the kernel on all nodes; its attribute ``n_nodes`` (the
+        graph's size, when set) tells a large graph (:data:`LARGE_GRAPH`).
     train_codes : ndarray of int
         Class codes of the labelled nodes ``train``.
     train : ndarray of int
@@ -100,8 +105,7 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
         kernel scored in one solve is fitted at :data:`ALONE_GAMMA`).
     estimator_params : dict
         Parameters of :class:`AsKLSClassifier` (``merge``, ``solver``, ``tol`` ...).
-        ``merge="auto"`` compares the merges at the winner (the mean view alone when
-        some class has fewer than :data:`AUTO_STACKING_MIN` labelled nodes).
+        ``merge="auto"`` compares the merges at the winner.
     operator : callable, optional
         Applied to the training kernel of a single configuration (see
         :class:`~digraph_askls.NodeClassifier`).
@@ -146,8 +150,10 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
                                    estimator_params, operator, verbose))
     classes, codes = np.unique(train_codes, return_inverse=True)
     random_state = estimator_params.get("random_state")
-    merges = _merges_to_try(merge, codes)
-    ranked = _ranking_sample(codes, random_state)
+    merges = _merges_to_try(merge)
+    n_nodes = getattr(build, "n_nodes", 0)
+    ranked = _ranking_sample(codes, random_state, LARGE_GRAPH_SAMPLE if n_nodes > LARGE_GRAPH
+                             else SPECTRAL_MAX_TRAIN)
     many = ranked.size < codes.size
     # As many folds as the median class has labelled nodes (one of each per fold, where
     # few), at most n_folds.
@@ -216,20 +222,29 @@ def _choose_merge(scores, codes, folds, merges):
     return chosen, np.argmax(predictions, axis=1)
 
 
-def _ranking_sample(codes, random_state):
+def _ranking_sample(codes, random_state, size=None):
     """Positions of the labelled nodes the candidates are ranked on: all of them, or a
-    sample of :data:`SPECTRAL_MAX_TRAIN` with every class in its share (at least two of
-    each where it has two)."""
+    sample of ``size`` (default :data:`~._candidates.SPECTRAL_MAX_TRAIN`) with every
+    class in its share (at least two of each where it has two)."""
     m = codes.size
-    if m <= SPECTRAL_MAX_TRAIN:
+    size = SPECTRAL_MAX_TRAIN if size is None else size
+    if m <= size:
         return np.arange(m)
     rng = check_random_state(random_state)
     keep = []
+    total = size
     for label in np.unique(codes):
         members = np.flatnonzero(codes == label)
-        size = max(min(2, members.size), int(round(SPECTRAL_MAX_TRAIN * members.size / m)))
+        size = max(min(2, members.size), int(round(total * members.size / m)))
         keep.append(rng.choice(members, size, replace=False))
     return np.sort(np.concatenate(keep))
+
+
+def _thin(train_kernel):
+    """Whether the block has explicit maps with fewer features than samples."""
+    m = train_kernel.shape[0]
+    factors = getattr(train_kernel, "factors", None)
+    return callable(factors) and getattr(train_kernel, "n_features", m) < m
 
 
 def _decomposable(train_kernel):
@@ -238,8 +253,7 @@ def _decomposable(train_kernel):
     kernels with ``to_dense``) of at most :data:`SPECTRAL_MAX_TRAIN` samples. A plain
     operator such as a walk series would need ``m`` products with the whole graph."""
     m = train_kernel.shape[0]
-    factors = getattr(train_kernel, "factors", None)
-    if callable(factors) and getattr(train_kernel, "n_features", m) < m:
+    if _thin(train_kernel):
         return True
     direct = (isinstance(train_kernel, np.ndarray) or sparse.issparse(train_kernel)
               or callable(getattr(train_kernel, "to_dense", None)))

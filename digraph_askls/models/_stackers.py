@@ -96,16 +96,21 @@ class BlendedStacker:
         self.n_views = n_views
 
     def fit(self, features, codes):
+        """Fit on view scores ``features`` (m, n_views * k) and class codes ``codes``, which
+        index the classes' columns (``0 .. k - 1``; ``0, 1`` for one binary column). A class
+        without a sample gets probability from the mean view alone."""
+        logits = view_logits(features, self.n_views)
         self.joint_ = joint_logistic_regression().fit(features, codes)
-        self.classes_ = self.joint_.classes_
-        self.temperature_, self.scale_ = fit_temperature(
-            view_logits(features, self.n_views), np.searchsorted(self.classes_, codes))
+        self.classes_ = np.arange(logits.shape[1])
+        self.temperature_, self.scale_ = fit_temperature(logits, codes)
         return self
 
     def predict_proba(self, features):
         calibrated = softmax_rows(self.temperature_ * view_logits(features, self.n_views)
                                   / self.scale_)
-        return 0.5 * (self.joint_.predict_proba(features) + calibrated)
+        joint = np.zeros_like(calibrated)
+        joint[:, self.joint_.classes_] = self.joint_.predict_proba(features)
+        return 0.5 * (joint + calibrated)
 
     def decision_function(self, features):
         """Log-probabilities (log-odds for two classes), in the manner of scikit-learn."""
