@@ -1,7 +1,8 @@
 """Fit+predict time, peak memory and accuracy from 10^4 to 10^7 nodes, beside PageRank.
 
 Graphs: ``make_directed_sbm`` (average degree 10, 10 classes, p_in = 0.5), 60 % of the
-nodes labelled, accuracy on the other 40 %; with ``--features``, also the same graphs
+nodes labelled (``--labelled``: one or more fractions, e.g. ``0.01 0.05 0.1 0.6``),
+accuracy on the others; with ``--features``, also the same graphs
 with 128 node attributes (class means of norm ``--signal`` per coordinate plus unit
 Gaussian noise: the attributes alone classify about half the nodes). Methods:
 ``askls`` is the default ``NodeClassifier()`` (with the attributes on the feature
@@ -20,6 +21,7 @@ the memory (``--min-free-gib``). Progress bars of the long steps go to the termi
 unless ``--quiet``.
 
 Usage: python benchmarks/bench_scale.py [--max-nodes 1000000] [--repeat 3] [--features]
+       [--labelled 0.01 0.05 0.1 0.6] [--out docs/results/bench_labels.json]
 """
 
 import argparse
@@ -39,8 +41,9 @@ from digraph_askls import NodeClassifier
 from digraph_askls.datasets import make_directed_sbm
 from sknetwork.classification import PageRankClassifier
 
-n, method, n_features, signal, quiet = (int(sys.argv[1]), sys.argv[2], int(sys.argv[3]),
-                                        float(sys.argv[4]), sys.argv[5] == "1")
+n, method, n_features, signal, quiet, labelled = (
+    int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5] == "1",
+    float(sys.argv[6]))
 adjacency, labels = make_directed_sbm(n, 10, 10, p_in=0.5, random_state=0)
 features = None
 if n_features:
@@ -49,7 +52,7 @@ if n_features:
     features = (signal * centers[labels]
                 + rng.standard_normal((n, n_features), dtype=np.float32)).astype(np.float32)
 rng = np.random.default_rng(0)
-test = rng.permutation(n)[: int(0.4 * n)]
+test = rng.permutation(n)[: n - int(round(labelled * n))]
 seeds = labels.copy()
 seeds[test] = -1
 warnings.simplefilter("ignore")
@@ -85,10 +88,10 @@ def available_gib():
     return None
 
 
-def run_child(n, method, n_features, args):
+def run_child(n, method, n_features, args, labelled=0.6):
     load = os.getloadavg()[0]
     command = [sys.executable, "-c", CHILD, str(n), method, str(n_features),
-               str(args.signal), "1" if args.quiet else "0"]
+               str(args.signal), "1" if args.quiet else "0", str(labelled)]
     try:
         done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True,
                               timeout=args.timeout)
@@ -112,16 +115,20 @@ def main():
     parser.add_argument("--timeout", type=float, default=3600)
     parser.add_argument("--min-free-gib", type=float, default=18.0,
                         help="memory needed before a 10^7-node run")
+    parser.add_argument("--labelled", type=float, nargs="+", default=[0.6],
+                        help="fractions of labelled nodes, each a graph of its own")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     parser.add_argument("--out", default="docs/results/bench_scale.json")
     args = parser.parse_args()
     methods = ["pagerank", "askls", *args.methods]
-    graphs = [(n, 0) for n in SIZES if args.min_nodes <= n <= args.max_nodes]
+    graphs = [(n, 0, f) for n in SIZES if args.min_nodes <= n <= args.max_nodes
+              for f in args.labelled]
     if args.features:
-        graphs += [(n, args.n_features) for n in SIZES
-                   if args.min_nodes <= n <= min(args.max_nodes, args.feature_max_nodes)]
+        graphs += [(n, args.n_features, f) for n in SIZES
+                   if args.min_nodes <= n <= min(args.max_nodes, args.feature_max_nodes)
+                   for f in args.labelled]
     rows, table = [], []
-    for n, n_features in graphs:
+    for n, n_features, labelled in graphs:
         if n >= 10_000_000:
             free = available_gib()
             print(f"memory available before 10^7 nodes: {free:.1f} GiB", flush=True)
@@ -133,14 +140,15 @@ def main():
             for method in methods:
                 if method == "askls_paper" and n >= 1_000_000:
                     continue
-                row = dict(n_nodes=n, n_features=n_features, method=method, round=round_,
-                           **run_child(n, method, n_features, args))
+                row = dict(n_nodes=n, n_features=n_features, labelled=labelled, method=method,
+                           round=round_, **run_child(n, method, n_features, args, labelled))
                 runs[method].append(row)
                 rows.append(row)
                 status = (f"{row['seconds']:.2f} s, {row['peak_gib']:.2f} GiB, "
                           f"accuracy {row['accuracy']:.4f}" if "seconds" in row
                           else row["error"])
-                print(f"{n:>9} x {n_features:>3} {method:>18} round {round_}: {status} "
+                print(f"{n:>9} x {n_features:>3} {labelled:>5.0%} {method:>18} round {round_}: "
+                      f"{status} "
                       f"(load {row['load_before']:.1f})", flush=True)
         base = [r.get("seconds") for r in runs["pagerank"]]
         for method in methods:
@@ -150,7 +158,8 @@ def main():
             ratios = [r["seconds"] / b for r, b in zip(runs[method], base)
                       if "seconds" in r and b]
             table.append(dict(
-                n_nodes=n, n_features=n_features, method=method, preset=done[0]["preset"],
+                n_nodes=n, n_features=n_features, labelled=labelled, method=method,
+                preset=done[0]["preset"],
                 seconds=statistics.median(r["seconds"] for r in done),
                 ratio=statistics.median(ratios) if ratios else None,
                 ratios=ratios, peak_gib=max(r["peak_gib"] for r in done),
@@ -158,14 +167,16 @@ def main():
                 accuracy=statistics.median(r["accuracy"] for r in done)))
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(dict(avg_degree=10, n_classes=10, p_in=0.5, labelled=0.6,
+        out.write_text(json.dumps(dict(avg_degree=10, n_classes=10, p_in=0.5,
+                                       labelled=args.labelled,
                                        signal=args.signal, repeat=args.repeat,
                                        summary=table, runs=rows), indent=2) + "\n")
-    print("\n| nodes | features | method | preset/engine | seconds | / PageRank | "
-          "peak GiB (child) | accuracy |\n|---|---|---|---|---|---|---|---|")
+    print("\n| nodes | features | labelled | method | preset/engine | seconds | / PageRank | "
+          "peak GiB (child) | accuracy |\n|---|---|---|---|---|---|---|---|---|")
     for row in table:
         ratio = "-" if row["ratio"] is None else f"{row['ratio']:.2f}"
-        print(f"| {row['n_nodes']:,} | {row['n_features'] or '-'} | {row['method']} | "
+        print(f"| {row['n_nodes']:,} | {row['n_features'] or '-'} | {row['labelled']:.0%} | "
+              f"{row['method']} | "
               f"{row['preset']} | {row['seconds']:.2f} | {ratio} | {row['peak_gib']:.2f} "
               f"({row['peak_child_gib']:.2f}) | {row['accuracy']:.4f} |")
     print(f"written {args.out}")
