@@ -147,7 +147,7 @@ def _command_table(args, notes):
 
     cache = args.cache
     if cache is None and args.table in ("gnn", "few-labels") and args.out:
-        cache = Path(args.out) / f"{args.table}-cells.jsonl"
+        cache = Path(args.out) / f"{args.table.replace('-', '_')}-cells.jsonl"
     options = {"n_trials": args.trials, "data_home": args.data_home, "random_state": args.seed,
                "verbose": not args.quiet, "cache": cache, "recompute": args.recompute or (),
                "cached_only": args.cached_only, "n_threads": args.threads}
@@ -172,10 +172,11 @@ def _command_table(args, notes):
                                         methods=args.methods, per_class=args.per_class,
                                         **options)
         markdown, plot = experiments.format_directed(rows), experiments.plot_directed
-    out = _report(args.table, rows, markdown, args.out)
+    stem = args.table.replace("-", "_")
+    out = _report(stem, rows, markdown, args.out)
     if out is not None:
         try:
-            plot(rows, out / f"{args.table}.png")
+            plot(rows, out / f"{stem}.png")
         except ImportError as error:
             notes.write(f"no figure: {error}")
     return 0
@@ -327,7 +328,8 @@ def build_parser():
                        help="folder for <table>.md, <table>.json and <table>.png")
     table.add_argument("--cache", default=None,
                        help="JSON-lines file of measured cells, appended after every split "
-                            "(default for 'gnn' with --out: <out>/gnn-cells.jsonl)")
+                            "(default for 'gnn' and 'few-labels' with --out: "
+                            "<out>/gnn-cells.jsonl, <out>/few_labels-cells.jsonl)")
     table.add_argument("--recompute", nargs="+", default=None,
                        choices=DIRECTED_METHODS + GNN_METHODS, metavar="METHOD",
                        help="methods measured again even where the cache has them")
