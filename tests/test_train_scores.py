@@ -123,11 +123,12 @@ def test_kept_scores_equal_the_views(problem):
 
 
 def test_default_fits_the_walk_kernel_alone_on_many_labelled_nodes(problem, monkeypatch):
-    from digraph_askls.models import _candidates
+    from digraph_askls.models import _candidates, _engines
 
     adjacency, labels, known = problem
     monkeypatch.setattr(_selection, "SPECTRAL_MAX_TRAIN", 100)
     monkeypatch.setattr(_candidates, "SPECTRAL_MAX_TRAIN", 100)
+    monkeypatch.setattr(_engines, "SPECTRAL_MAX_TRAIN", 100)
     clf = NodeClassifier(random_state=0, verbose=False).fit(adjacency, known)
     selection = dict(clf.selection_)
     score, accuracy = selection.pop("score"), selection.pop("accuracy")
@@ -175,7 +176,7 @@ def test_folds_in_one_solve_equal_each_fold_alone(problem):
 def test_many_labelled_nodes_with_features_rank_on_a_sample(problem, monkeypatch, noise,
                                                             winner):
     from digraph_askls.kernels import AttributeKernel, SumKernel
-    from digraph_askls.models import _candidates
+    from digraph_askls.models import _candidates, _engines
     from digraph_askls.models._selection import _ranking_sample
 
     adjacency, labels, known = problem
@@ -183,9 +184,10 @@ def test_many_labelled_nodes_with_features_rank_on_a_sample(problem, monkeypatch
     features = noise * rng.standard_normal((600, 6)) + np.eye(3)[labels].repeat(2, axis=1)
     monkeypatch.setattr(_selection, "SPECTRAL_MAX_TRAIN", 120)
     monkeypatch.setattr(_candidates, "SPECTRAL_MAX_TRAIN", 120)
+    monkeypatch.setattr(_engines, "SPECTRAL_MAX_TRAIN", 120)
     solves = []
-    original = _selection.walk_out_of_fold
-    monkeypatch.setattr(_selection, "walk_out_of_fold",
+    original = _engines.walk_out_of_fold
+    monkeypatch.setattr(_engines, "walk_out_of_fold",
                         lambda *args, **kwargs: solves.append(1) or original(*args, **kwargs))
     train = np.flatnonzero(known >= 0)
     sample = _ranking_sample(known[train], 0)
