@@ -160,24 +160,27 @@ def test_grown_graphs_that_do_not_fit_the_model_are_refused(problem):
 
 def test_cora_nodes_held_out_of_the_fit_score_as_new_nodes_as_in_the_transductive_fit(
         shared):
+    # Three draws: on one draw of 270-odd held-out nodes a difference of 0.02 is 5 nodes.
     graph = shared("cora")
     n = graph.n_nodes
-    rng = np.random.default_rng(0)
-    held = rng.random(n) < 0.1
-    labels = np.where((rng.random(n) < 0.6) & ~held, graph.labels, -1)
-    new = np.flatnonzero(held)
     # The family the default selects on Cora, given outright to spare the selection's
     # other candidates (benchmarks/bench_new_nodes.py runs the default: same figures).
     kernel = AttributeKernel()
-    transductive = NodeClassifier(kernel=kernel, random_state=0).fit(
-        graph.adjacency, labels, features=graph.features)
-    accuracy = np.mean(transductive.predict(new) == graph.labels[new])
-    kept = np.flatnonzero(~held)
-    inductive = NodeClassifier(kernel=kernel, random_state=0).fit(
-        graph.adjacency[kept][:, kept], labels[kept], features=graph.features[kept],
-        nodelist=list(kept))
-    assert not set(new) & set(inductive.nodes_)
-    predicted = inductive.predict(new, graph=graph.adjacency, features=graph.features)
-    new_accuracy = np.mean(predicted == graph.labels[new])
-    assert accuracy > 0.85
-    assert abs(new_accuracy - accuracy) <= 0.02, (new_accuracy, accuracy)
+    gaps = []
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        held = rng.random(n) < 0.1
+        labels = np.where((rng.random(n) < 0.6) & ~held, graph.labels, -1)
+        new = np.flatnonzero(held)
+        transductive = NodeClassifier(kernel=kernel, random_state=0).fit(
+            graph.adjacency, labels, features=graph.features)
+        accuracy = np.mean(transductive.predict(new) == graph.labels[new])
+        kept = np.flatnonzero(~held)
+        inductive = NodeClassifier(kernel=kernel, random_state=0).fit(
+            graph.adjacency[kept][:, kept], labels[kept], features=graph.features[kept],
+            nodelist=list(kept))
+        assert not set(new) & set(inductive.nodes_)
+        predicted = inductive.predict(new, graph=graph.adjacency, features=graph.features)
+        assert accuracy > 0.85
+        gaps.append(np.mean(predicted == graph.labels[new]) - accuracy)
+    assert abs(np.mean(gaps)) <= 0.02 and min(gaps) > -0.04, gaps

@@ -8,9 +8,9 @@
    (:mod:`~._folds`, :mod:`~._engines`). The held-out accuracy of cheap stand-ins of
    the merges ranks them (:func:`~._merges.ranking_score`).
 3. **The winner's merge.** At the winner, each merge (mean of the views, joint stacker,
-   their blend) is fitted on all folds but one and predicts the last; the merge whose
-   held-out predictions score best is kept, and their accuracy is what
-   ``selection_["accuracy"]`` reports: an estimate of the accuracy on new nodes.
+   their blend) is fitted on all folds but one and predicts the last; the merge of the
+   best held-out accuracy is kept, and that accuracy is what ``selection_["accuracy"]``
+   reports: an estimate of the accuracy on new nodes.
 4. **The fitted model** is assembled from what the winner's folds already hold
    (:func:`~._winner.assemble`): the stackers learn the out-of-fold scores, new nodes are scored
    by the mean of the fold models (as the stackers saw them) or, for the mean view, by
@@ -66,8 +66,8 @@ _FOLD_MERGES = ("average", "joint", "blend", "stack", "source", "target")
 def _merges_to_try(merge):
     """The merges compared at the winner: ``merge`` itself unless ``"auto"``. With few
     labelled nodes in some class a stacker may still read patterns across classes (a
-    directed SBM's flows) that the mean view cannot: the cross-validation decides, the
-    mean view winning ties (:func:`~._winner.choose_merge`)."""
+    directed SBM's flows) that the mean view cannot: the cross-validation decides
+    (:func:`~._winner.choose_merge`)."""
     if merge != "auto":
         return (merge,) if merge in _FOLD_MERGES else ("joint",)
     return AUTO_MERGES

@@ -23,25 +23,16 @@ def choose_merge(scores, codes, folds, merges):
     nodes.
 
     Up to :data:`MERGE_CV_MAX` labelled nodes the merges themselves are cross-validated
-    on the out-of-fold scores. The mean of the views has no weights to learn; a stacker
-    replaces it only where its held-out predictions are better by more than one
-    standard error of the paired difference of their Brier scores (node by node), and
-    then the stacker of the best Brier score wins: on a few labelled nodes the stackers'
-    gains are often noise. Above :data:`MERGE_CV_MAX` nodes the joint stacker is kept and
-    its least-squares stand-in gives the predictions.
+    on the out-of-fold scores, and the one of the best held-out accuracy wins, its Brier
+    score breaking ties (the accuracy is what is reported, and what the Brier score does
+    not always follow: a mean view whose probabilities are poorly calibrated can still
+    rank the classes best). Above :data:`MERGE_CV_MAX` nodes the joint stacker is kept
+    and its least-squares stand-in gives the predictions.
     """
     if codes.size <= MERGE_CV_MAX:
         estimates = merge_estimates(scores, codes, folds, merges)
         if estimates:
-            targets = np.eye(int(codes.max()) + 1)[codes]
-            losses = {name: np.sum((targets - estimate[2]) ** 2, axis=1)
-                      for name, estimate in estimates.items()}
-            chosen = max(estimates, key=lambda name: estimates[name][0])
-            if "average" in losses and chosen != "average":
-                gain = losses["average"] - losses[chosen]
-                error = gain.std(ddof=1) / np.sqrt(gain.size) if gain.size > 1 else np.inf
-                if gain.mean() <= error:
-                    chosen = "average"
+            chosen = max(estimates, key=lambda name: (estimates[name][1], estimates[name][0]))
             return chosen, np.argmax(estimates[chosen][2], axis=1)
     chosen = merges[0] if len(merges) == 1 else "joint"
     predictions = ranking_score(scores, codes, (chosen,), return_predictions=True)[3]
