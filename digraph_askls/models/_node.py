@@ -83,8 +83,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         logistic regression on the out-of-fold scores of both views and all classes,
         which also reads patterns across classes (class c linking to class c + 1).
         ``"blend"``: half that, half the calibrated mean view. ``"auto"``: the three are
-        cross-validated at the winning kernel, and the one of the best held-out accuracy
-        is fitted.
+        cross-validated at the winning kernel (the two stackers alone when the median
+        class has more than 50 labelled nodes), and the one of the best held-out
+        accuracy is fitted.
         ``selection_["merge"]`` tells which. The train-score and leave-one-out merges
         are fitted by :class:`AsKLSClassifier` itself, for one kernel and one gamma,
         without an estimate. Default: "auto".

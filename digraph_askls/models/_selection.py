@@ -31,7 +31,7 @@ from sklearn.utils import check_random_state
 
 from ..kernels import gamma_grid, restrict_kernel
 from ._askls import AsKLSClassifier
-from ._candidates import LARGE_GRAPH, SPECTRAL_MAX_TRAIN
+from ._candidates import FEW_LABELS_PER_CLASS, LARGE_GRAPH, SPECTRAL_MAX_TRAIN
 from ._engines import decompose, engine_of, out_of_fold, refit_on_all, walk_folds
 from ._folds import coarsen_folds, make_folds
 from ._merges import AUTO_MERGES, ranking_score
@@ -63,13 +63,22 @@ LARGE_GRAPH_SAMPLE = 1000
 _FOLD_MERGES = ("average", "joint", "blend", "stack", "source", "target")
 
 
-def _merges_to_try(merge):
-    """The merges compared at the winner: ``merge`` itself unless ``"auto"``. With few
-    labelled nodes in some class a stacker may still read patterns across classes (a
-    directed SBM's flows) that the mean view cannot: the cross-validation decides
-    (:func:`~._winner.choose_merge`)."""
+def _merges_to_try(merge, labels_per_class):
+    """The merges compared at the winner: ``merge`` itself unless ``"auto"``.
+
+    With few labelled nodes per class (the median class, at most
+    :data:`~._candidates.FEW_LABELS_PER_CLASS`) the mean of the views, the joint stacker
+    and their blend: a stacker may read patterns across classes (a directed SBM's flows)
+    that the mean view cannot, and the mean view may rank the classes better than a
+    stacker learnt from a handful of nodes; the cross-validation decides
+    (:func:`~._winner.choose_merge`). With more, the stackers alone: the mean view has no
+    threshold of its own for classes of unequal sizes (a binary graph's sign of zero), and
+    its held-out accuracy, close to theirs, would win on noise.
+    """
     if merge != "auto":
         return (merge,) if merge in _FOLD_MERGES else ("joint",)
+    if labels_per_class > FEW_LABELS_PER_CLASS:
+        return tuple(name for name in AUTO_MERGES if name != "average")
     return AUTO_MERGES
 
 
@@ -136,7 +145,7 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
                                    estimator_params, operator, verbose))
     classes, codes = np.unique(train_codes, return_inverse=True)
     random_state = estimator_params.get("random_state")
-    merges = _merges_to_try(merge)
+    merges = _merges_to_try(merge, float(np.median(np.bincount(codes))))
     n_nodes = getattr(build, "n_nodes", 0)
     ranked = _ranking_sample(codes, random_state, LARGE_GRAPH_SAMPLE if n_nodes > LARGE_GRAPH
                              else SPECTRAL_MAX_TRAIN)
