@@ -124,6 +124,7 @@ def test_the_reported_accuracy_is_that_of_held_out_refits(recipe, merge):
         predicted[held] = np.argmax(proba, axis=1)
     assert selection["merge"] == merge
     assert selection["accuracy"] == pytest.approx(np.mean(predicted == codes), abs=1e-12)
+    assert selection["optimism"] == 0        # one configuration and one merge: no choice
 
 
 def test_a_near_constant_model_is_judged_at_chance_where_leave_one_out_stacking_is_fooled():

@@ -132,6 +132,7 @@ def test_default_fits_the_walk_kernel_alone_on_many_labelled_nodes(problem, monk
     clf = NodeClassifier(random_state=0, verbose=False).fit(adjacency, known)
     selection = dict(clf.selection_)
     score, accuracy = selection.pop("score"), selection.pop("accuracy")
+    assert selection.pop("optimism") == 0               # one candidate, one merge
     assert 2 <= selection.pop("n_folds") <= 20       # as many as the walk's steps afford
     assert selection == dict(kernel=WalkKernel(n_hops=10), gamma=_selection.ALONE_GAMMA,
                              engine="walk", merge="joint")

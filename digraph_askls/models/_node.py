@@ -142,11 +142,14 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     selection_ : dict
         What was chosen: ``kernel`` (the recipe), ``gamma``, ``merge`` (of the fitted
         model), ``accuracy`` (the held-out accuracy of the fitted model: each labelled
-        node predicted by a merge and a model that did not learn it; an estimate of the
-        accuracy on the other nodes), ``score`` (the ranking criterion of the winner),
+        node predicted by a merge and a model that did not learn it; the estimate of the
+        accuracy on the other nodes), ``optimism`` (how much choosing the best of the
+        candidates and merges may flatter it, measured fold by fold as Tibshirani and
+        Tibshirani (2009) propose: large with a handful of labelled nodes per class),
+        ``score`` (the ranking criterion of the winner),
         ``engine`` (``"spectral"``: folds from one SVD; ``"walk"``: all folds in one
         solve of a walk kernel; ``"solved"``: a solve per fold; ``"fixed"``: one
-        configuration fitted as given, ``accuracy`` and ``score`` None) and ``n_folds``.
+        configuration fitted as given, the estimates None) and ``n_folds``.
     cv_results_ : dict of lists
         One entry per (kernel, gamma) tried: ``kernel``, ``gamma``, ``engine``,
         ``mean_test_score`` (the ranking criterion), ``cv_accuracy`` (the held-out

@@ -35,7 +35,7 @@ def fit_fixed(recipe, build, train_codes, train, gamma, estimator_params, operat
     if merge == "auto":
         _choose_blend(estimator, train_codes)
     selection = dict(kernel=recipe, gamma=float(gamma), score=None, accuracy=None,
-                     engine="fixed", merge=estimator.merge, n_folds=None)
+                     optimism=None, engine="fixed", merge=estimator.merge, n_folds=None)
     return kernel, estimator, selection, no_rows(), scores
 
 

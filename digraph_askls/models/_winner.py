@@ -7,7 +7,7 @@ from ._folds import label_columns
 from ._merges import merge_estimates, ranking_score
 from ._stackers import fit_temperature, view_logits
 
-__all__ = ["MERGE_CV_MAX", "STACKING", "assemble", "choose_merge"]
+__all__ = ["MERGE_CV_MAX", "STACKING", "assemble", "choose_merge", "selection_optimism"]
 
 #: Up to this many labelled nodes the winner's merges are compared by cross-validation;
 #: above, the joint stacker is kept (it reads patterns across classes, and with this
@@ -19,8 +19,8 @@ STACKING = ("joint", "blend", "stack")
 
 
 def choose_merge(scores, codes, folds, merges):
-    """The merge to fit, and the class codes its held-out predictions give the labelled
-    nodes.
+    """The merge to fit, the class codes its held-out predictions give the labelled nodes,
+    and the optimism of choosing it (:func:`selection_optimism`).
 
     Up to :data:`MERGE_CV_MAX` labelled nodes the merges themselves are cross-validated
     on the out-of-fold scores, and the one of the best held-out accuracy wins, its Brier
@@ -32,11 +32,47 @@ def choose_merge(scores, codes, folds, merges):
     if codes.size <= MERGE_CV_MAX:
         estimates = merge_estimates(scores, codes, folds, merges)
         if estimates:
-            chosen = max(estimates, key=lambda name: (estimates[name][1], estimates[name][0]))
-            return chosen, np.argmax(estimates[chosen][2], axis=1)
+            names = list(estimates)
+            chosen = max(names, key=lambda name: (estimates[name][1], estimates[name][0]))
+            hits = np.array([np.argmax(estimates[name][2], axis=1) == codes for name in names])
+            return (chosen, np.argmax(estimates[chosen][2], axis=1),
+                    selection_optimism(hits, names.index(chosen), folds))
     chosen = merges[0] if len(merges) == 1 else "joint"
     predictions = ranking_score(scores, codes, (chosen,), return_predictions=True)[3]
-    return chosen, np.argmax(predictions, axis=1)
+    return chosen, np.argmax(predictions, axis=1), 0.0
+
+
+def selection_optimism(hits, chosen, folds):
+    """How much choosing the best of several configurations by held-out accuracy flatters
+    it (Tibshirani and Tibshirani, "A bias correction for the minimum error rate in
+    cross-validation", Annals of Applied Statistics 2009): the mean over the folds of the
+    best configuration's accuracy on the fold less the chosen one's.
+
+    Parameters
+    ----------
+    hits : ndarray of bool, shape (n_configurations, m)
+        Whether each configuration's held-out prediction of each node is right.
+    chosen : int
+        The configuration chosen on all the folds.
+    folds : list of ndarray of int
+        Held-out nodes of each fold.
+
+    Returns
+    -------
+    float
+        The optimism, at least 0; 0 with one configuration.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> hits = np.array([[1, 1, 0, 0], [0, 0, 1, 1]], dtype=bool)   # each wins a fold
+    >>> float(selection_optimism(hits, 0, [np.array([0, 1]), np.array([2, 3])]))
+    0.5
+    """
+    if len(hits) < 2:
+        return 0.0
+    per_fold = np.array([hits[:, fold].mean(axis=1) for fold in folds if fold.size])
+    return float(np.mean(per_fold.max(axis=1) - per_fold[:, chosen]))
 
 
 def assemble(best, merge, classes, codes, params):
