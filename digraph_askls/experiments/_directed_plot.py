@@ -152,7 +152,7 @@ def plot_tradeoff(rows, path=None):
     if methods:
         fig.legend(method_handles + graph_handles, methods + graphs, loc="center right",
                    fontsize=8, frameon=False)
-        fig.tight_layout(rect=(0, 0, 0.84, 1))
+        fig.tight_layout(rect=(0, 0, 1 - 1.6 / fig.get_figwidth(), 1))
     if path is not None:
         fig.savefig(path, dpi=120)
     return fig

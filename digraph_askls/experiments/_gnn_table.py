@@ -70,10 +70,17 @@ _PROTOCOL_NOTE = (
     "BLAS threads of AsK-LS.")
 
 
+def _spread(row, key):
+    """"0.500 ± 0.100", or the value alone for one split (no spread to give)."""
+    if row["n_splits"] == 1:
+        return f"{row[key + '_mean']:.3f}"
+    return f"{row[key + '_mean']:.3f} ± {row[key + '_std']:.3f}"
+
+
 def _cell(row):
     if row.get("status") != "ok":
         return row.get("status", "")
-    return (f"{row['accuracy_mean']:.3f} ± {row['accuracy_std']:.3f} "
+    return (f"{_spread(row, 'accuracy')} "
             f"({_seconds(row['seconds_per_split'])}, {row['n_splits']})")
 
 
@@ -118,8 +125,8 @@ def format_gnn(rows):
                          f"| {row.get('status')} | | | |")
             continue
         lines.append(f"| {row['graph']} | {row['protocol']} ({row['n_splits']}) "
-                     f"| {row['method']} | {row['accuracy_mean']:.3f} ± {row['accuracy_std']:.3f} "
-                     f"| {row['macro_f1_mean']:.3f} ± {row['macro_f1_std']:.3f} "
+                     f"| {row['method']} | {_spread(row, 'accuracy')} "
+                     f"| {_spread(row, 'macro_f1')} "
                      f"| {row['seconds_per_split']:.2f} | {row.get('threads', '')} |")
     published = [row for row in rows if row.get("published")]
     if published:
