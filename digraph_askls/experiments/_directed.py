@@ -4,8 +4,9 @@ Every method runs on the same splits, in one process: the dataset's fixed splits
 it ships them (train on the training nodes only, score on the test nodes), else random
 60/40 splits of the labelled nodes. Accuracy is micro-F1. The rerun methods are
 
-* ``"AsK-LS default"``: ``NodeClassifier()``, which chooses its kernel family and gamma
-  per split by leave-one-out, with the dataset's node attributes where it has them;
+* ``"AsK-LS default"``: ``NodeClassifier()``, which chooses its kernel family, gamma and
+  merge per split by cross-validation, with the dataset's node attributes where it has
+  them;
 * each kernel family on its own (``NodeClassifier(kernel=WalkKernel())`` and so on; the
   attribute kernel only on graphs with attributes);
 * the scikit-network peers: PageRank votes on the undirected and the directed graph, and

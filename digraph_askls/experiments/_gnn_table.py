@@ -3,7 +3,7 @@
 * Many labels: the dataset's fixed splits where it ships them (the GNNs stop early on the
   split's validation nodes, AsK-LS trains on the training nodes alone), else random 60/40
   splits (the GNNs hold out a share of the training nodes of each class for early
-  stopping, AsK-LS selects by leave-one-out on all of them).
+  stopping, AsK-LS selects by cross-validation on all of them).
 * Few labels: ``per_class`` labelled nodes of each class (:func:`class_splits`), the GNNs
   holding out the same share for early stopping.
 
@@ -66,7 +66,7 @@ _PROTOCOL_NOTE = (
     "nodes and stop early on the split's validation nodes, AsK-LS trains on the training "
     "nodes alone. Random 60/40 and labels-per-class splits: every method gets the same "
     "labelled nodes; the GNNs hold out 20 % of each class for early stopping, AsK-LS "
-    "selects its kernel by leave-one-out on all of them. Threads: torch threads of a GNN, "
+    "selects its kernel by cross-validation on all of them. Threads: torch threads of a GNN, "
     "BLAS threads of AsK-LS.")
 
 

@@ -9,7 +9,7 @@ from scipy import sparse
 from ..kernels import restrict_kernel
 from ..linalg import SingularSystemError
 from ..linalg._scores import NotPositiveDefinite
-from ._candidates import SPECTRAL_MAX_TRAIN
+from ._candidates import FEW_LABELS_PER_CLASS, SPECTRAL_MAX_TRAIN
 from ._folds import (coarsen_folds, decompose, solved_out_of_fold, spectral_out_of_fold,
                      walk_out_of_fold)
 from ._train_scores import scores_all_rows
@@ -76,8 +76,13 @@ def out_of_fold(engine, train_kernel, decomposition, codes, gamma, folds, params
 
 
 def walk_folds(K, folds, codes):
-    """The folds joined into as many as the walk's steps afford (:data:`WALK_STEP_BUDGET`)."""
+    """The folds joined into as many as the walk's steps afford (:data:`WALK_STEP_BUDGET`),
+    and two where the median class has more than
+    :data:`~._candidates.FEW_LABELS_PER_CLASS` labelled nodes: each fold model then sees
+    enough labels already, and more folds would only cost."""
     columns = 1 if np.unique(codes).size == 2 else np.unique(codes).size
+    if np.median(np.bincount(codes)) > FEW_LABELS_PER_CLASS:
+        return coarsen_folds(folds, 2)
     work = columns * getattr(K, "n_hops", 1) * getattr(K, "stored_links", K.shape[0])
     affordable = int(WALK_STEP_BUDGET // max(1, work))
     return coarsen_folds(folds, max(2, affordable))
