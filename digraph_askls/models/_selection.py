@@ -166,12 +166,16 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
     chosen, held_out, merge_optimism = choose_merge(
         best["oof"].scores, codes, coarsen_folds(best["folds"], MERGE_FOLDS), merges)
     estimator = assemble(best, chosen, classes, codes, estimator_params)
-    scores = np.asarray(rows["mean_test_score"])
-    rows["rank_test_score"] = list(np.argsort(np.argsort(-scores, kind="stable")) + 1)
     # The held-out accuracy of the best of many candidates (and merges) flatters it; how
     # much, fold by fold (selection_optimism), is reported beside it. Subtracted, it
     # overcorrects as often as it corrects on a few labelled nodes (few_labels.md).
     held_out_accuracy = float(np.mean(held_out == codes))
+    if best["score"] is None:           # one configuration: its held-out accuracy
+        best["score"] = rows["mean_test_score"][0] = rows["cv_accuracy"][0] = \
+            held_out_accuracy
+        rows["merge"][0] = chosen
+    scores = np.asarray(rows["mean_test_score"])
+    rows["rank_test_score"] = list(np.argsort(np.argsort(-scores, kind="stable")) + 1)
     selection = dict(kernel=best["kernel"], gamma=best["gamma"], score=best["score"],
                      accuracy=held_out_accuracy, optimism=best["optimism"] + merge_optimism,
                      engine=best["engine"], merge=estimator.merge, n_folds=len(best["folds"]))
@@ -242,16 +246,20 @@ def _rank(recipes, grids, build, all_train, codes, ranked, folds, sample_folds, 
             if oof is None:
                 continue
             judged = oof.scores if on_sample else oof.scores[:, ranked]
-            score, accuracy, merge, predicted = ranking_score(
-                judged, codes[ranked], merges, return_predictions=True)
-            hits.append(np.argmax(predicted, axis=1) == codes[ranked])
+            if len(recipes) == 1 and len(grid) == 1:
+                # Nothing to rank: the winner's merges are judged anyway.
+                score = accuracy = merge = None
+            else:
+                score, accuracy, merge, predicted = ranking_score(
+                    judged, codes[ranked], merges, return_predictions=True)
+                hits.append(np.argmax(predicted, axis=1) == codes[ranked])
             elapsed = time.perf_counter() - start + shared / len(grid)
             for key, value in (("kernel", recipe), ("gamma", float(gamma)), ("engine", engine),
                                ("mean_test_score", score), ("cv_accuracy", accuracy),
                                ("merge", merge), ("fit_time", elapsed)):
                 rows[key].append(value)
             logger.info("selection %r gamma=%g: %.4f (%.2f s)", recipe, gamma, score, elapsed)
-            if best is None or score > best["score"]:
+            if best is None or score is None or score > best["score"]:
                 best = dict(kernel=recipe, gamma=float(gamma), score=score, engine=engine,
                             built=kernel, oof=oof, folds=candidate_folds,
                             index=len(hits) - 1)
@@ -259,7 +267,8 @@ def _rank(recipes, grids, build, all_train, codes, ranked, folds, sample_folds, 
         raise ValueError("no candidate kernel and gamma gave a solvable AsK-LS system; pass "
                          "other kernels or gammas")
     best["optimism"] = selection_optimism(np.array(hits), best["index"],
-                                          coarsen_folds(sample_folds, MERGE_FOLDS))
+                                          coarsen_folds(sample_folds, MERGE_FOLDS)) \
+        if hits else 0.0
     return rows, best
 
 
