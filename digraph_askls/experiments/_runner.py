@@ -136,7 +136,10 @@ def run_graph(name, graph, methods, splits, valid, protocol, *, make, settings, 
                 try:
                     cell = _measure(make(method), method, graph, split, nodes, name)
                 except ImportError as exc:      # an optional dependency is missing
-                    error = exc
+                    error = f"not available: {exc}"
+                    break
+                except ValueError as exc:       # a draw the method cannot learn from
+                    error = f"not run: split {list(seed)}: {exc}"
                     break
                 cache.put(key, cell)
                 cell = cache.get(key)
@@ -145,8 +148,7 @@ def run_graph(name, graph, methods, splits, valid, protocol, *, make, settings, 
             if cell is not None:
                 cells.append(cell)
         if error is not None:
-            rows.append({**base, "method": method, "n_splits": 0,
-                         "status": f"not available: {error}"})
+            rows.append({**base, "method": method, "n_splits": 0, "status": error})
         elif not cells:
             rows.append({**base, "method": method, "n_splits": 0,
                          "status": "not measured yet"})
