@@ -109,6 +109,8 @@ def main():
                         help="more methods: askls_large askls_paper pagerank_all_cores")
     parser.add_argument("--features", action="store_true",
                         help="also the graphs with node attributes")
+    parser.add_argument("--features-only", action="store_true",
+                        help="only the graphs with node attributes (with --features)")
     parser.add_argument("--feature-max-nodes", type=int, default=1_000_000)
     parser.add_argument("--n-features", type=int, default=128)
     parser.add_argument("--signal", type=float, default=0.15)
@@ -121,8 +123,9 @@ def main():
     parser.add_argument("--out", default="docs/results/bench_scale.json")
     args = parser.parse_args()
     methods = ["pagerank", "askls", *args.methods]
-    graphs = [(n, 0, f) for n in SIZES if args.min_nodes <= n <= args.max_nodes
-              for f in args.labelled]
+    graphs = [] if args.features_only else [
+        (n, 0, f) for n in SIZES if args.min_nodes <= n <= args.max_nodes
+        for f in args.labelled]
     if args.features:
         graphs += [(n, args.n_features, f) for n in SIZES
                    if args.min_nodes <= n <= min(args.max_nodes, args.feature_max_nodes)
