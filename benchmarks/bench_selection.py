@@ -3,7 +3,7 @@
 For each graph, on the same splits (the dataset's fixed splits where it ships them, else
 random 60/40 splits of the labelled nodes), times fit and predict of
 
-* ``NodeClassifier()``: the kernel family and gamma chosen per split by leave-one-out,
+* ``NodeClassifier()``: the kernel family and gamma chosen per split by cross-validation,
   with the node attributes where the data has them;
 * ``NodeClassifier(kernel="ppr", gamma=0.01, merge="joint")``: the single configuration
   that was the default before the selection (the asymmetric 20-hop walk kernel, joint

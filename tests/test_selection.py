@@ -168,3 +168,30 @@ def test_chameleon_with_twenty_labels_per_class_and_features(shared):
         correct.append(np.mean(model.predict(test) == graph.labels[test]))
         assert abs(model.selection_["accuracy"] - correct[-1]) < 0.12
     assert np.mean(correct) > 0.45
+
+
+def test_a_singular_gamma_is_skipped_in_a_search_and_solved_damped_when_alone(caplog):
+    # One-hot attributes: the training block is the identity, so gamma = 1 makes every
+    # fold's system singular. Among several gammas it is left out (damped solves of every
+    # fold would cost a Krylov solve each); asked for alone, every fold is solved by the
+    # solver, damped where it must be.
+    n = 90
+    adjacency, labels = make_directed_sbm(n, 3, 4, p_in=0.6, random_state=0)
+    known = np.full(n, -1)
+    known[::2] = labels[::2]
+    kernel = AttributeKernel(hops=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        search = NodeClassifier(kernel=kernel, gamma=[0.1, 1.0], random_state=0).fit(
+            adjacency, known, features=np.eye(n))
+    assert list(search.cv_results_["gamma"]) == [0.1]
+    assert search.selection_["gamma"] == 0.1
+    with warnings.catch_warnings(), caplog.at_level("INFO", logger="digraph_askls"):
+        warnings.simplefilter("ignore")
+        alone = NodeClassifier(kernel=kernel, gamma=1.0, random_state=0).fit(
+            adjacency, known, features=np.eye(n))
+    messages = [record.getMessage() for record in caplog.records]   # -v logs them all
+    assert any("solving each fold damped" in message for message in messages)
+    assert list(alone.cv_results_["gamma"]) == [1.0]
+    assert alone.selection_["gamma"] == 1.0 and alone.selection_["accuracy"] > 0
+    assert np.isfinite(alone.decision_function(np.arange(n))).all()

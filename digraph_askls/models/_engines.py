@@ -51,8 +51,16 @@ def engine_of(train_kernel):
     return "walk" if scores_all_rows(train_kernel) else "solved"
 
 
-def out_of_fold(engine, train_kernel, decomposition, codes, gamma, folds, params, verbose):
-    """:class:`~._folds.OutOfFold` of one candidate, or None if its system is singular."""
+def out_of_fold(engine, train_kernel, decomposition, codes, gamma, folds, params, verbose,
+                damp_singular=True):
+    """:class:`~._folds.OutOfFold` of one candidate, or None if its system is singular.
+
+    Where the spectral engine finds a fold's system singular, ``damp_singular`` solves
+    every fold damped instead (as ``regularization`` asks), one Krylov solve per fold;
+    without it the candidate is skipped: in a search among several kernels and gammas a
+    gamma at which the exact system is singular is not worth minutes of damped solves
+    (Squirrel's link-profile kernel at 2,500 training nodes: over ten minutes per split).
+    """
     try:
         if engine == "spectral":
             return spectral_out_of_fold(decomposition, codes, gamma, folds)
@@ -64,7 +72,8 @@ def out_of_fold(engine, train_kernel, decomposition, codes, gamma, folds, params
                                   regularization=params["regularization"],
                                   rtol=params["tol"], maxiter=params.get("max_iter"))
     except (SingularSystemError, NotPositiveDefinite) as exc:
-        if engine == "spectral" and params["regularization"] != None:    # noqa: E711
+        if (engine == "spectral" and damp_singular
+                and params["regularization"] != None):                   # noqa: E711
             # The exact system is singular; solve each fold as asked (damped).
             logger.info("gamma=%g: %s; solving each fold damped", gamma, exc)
             return solved_out_of_fold(train_kernel, codes, gamma, folds,

@@ -52,8 +52,8 @@ class NodeClassifierCV(FittedAttributesMixin, BaseEstimator):
         None unless given here or in the grid: every candidate runs as configured. Each
         candidate is one kernel *by name* and one gamma: ``kernel="ppr"`` and
         ``gamma=0.01`` unless given here or in the grid. (:class:`NodeClassifier` itself
-        chooses among kernel families and gammas by exact leave-one-out; this class
-        searches any of its parameters by folds.)
+        chooses among kernel families and gammas by stratified folds solved from one
+        decomposition per kernel; this class searches any of its parameters by refitting.)
     random_state : int, RandomState or None
         Seeds the folds (and the stacking inside each candidate).
     n_jobs : int, optional

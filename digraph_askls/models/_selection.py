@@ -242,7 +242,8 @@ def _rank(recipes, grids, build, all_train, codes, ranked, folds, sample_folds, 
             start = time.perf_counter()
             oof = out_of_fold(engine, train_kernel, decomposition,
                                codes[ranked] if on_sample else codes, gamma,
-                               candidate_folds, params, verbose)
+                               candidate_folds, params, verbose,
+                               damp_singular=len(recipes) == 1 and len(grid) == 1)
             if oof is None:
                 continue
             judged = oof.scores if on_sample else oof.scores[:, ranked]
@@ -258,7 +259,8 @@ def _rank(recipes, grids, build, all_train, codes, ranked, folds, sample_folds, 
                                ("mean_test_score", score), ("cv_accuracy", accuracy),
                                ("merge", merge), ("fit_time", elapsed)):
                 rows[key].append(value)
-            logger.info("selection %r gamma=%g: %.4f (%.2f s)", recipe, gamma, score, elapsed)
+            logger.info("selection %r gamma=%g: %s (%.2f s)", recipe, gamma,
+                        "alone, not ranked" if score is None else f"{score:.4f}", elapsed)
             if best is None or score is None or score > best["score"]:
                 best = dict(kernel=recipe, gamma=float(gamma), score=score, engine=engine,
                             built=kernel, oof=oof, folds=candidate_folds,
