@@ -106,7 +106,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         dealt into as many folds as the median class has labelled nodes, at most
         ``n_folds`` (see :func:`~digraph_askls.models._folds.make_folds`); a walk
         kernel's folds are joined into fewer where its steps would cost more than
-        :data:`~digraph_askls.models._selection.WALK_STEP_BUDGET`.
+        :data:`~digraph_askls.models._engines.WALK_STEP_BUDGET`, and into two where the median
+        class has more than 50 labelled nodes.
     kernel_params : dict, optional
         Parameters of a kernel given by name. The walk kernels (``"ppr"``, ``"ppr_in"``,
         ``"ppr_out"``) hop in float32 unless ``dtype`` is given here: the rounding is far
