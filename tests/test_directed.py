@@ -200,13 +200,18 @@ def test_command_line_writes_the_table_the_json_and_the_figure(shared_datasets, 
     assert (out / "directed.png").stat().st_size > 1000
 
 
-def test_a_draw_a_method_cannot_learn_from_gives_a_row_not_a_crash():
+def test_a_draw_a_method_cannot_learn_from_gives_a_row_not_a_crash(tmp_path):
     # 1 % of a 40-node graph is one labelled node: nothing to learn two classes from.
     from digraph_askls.experiments import run_few_labels
 
     graph = _tiny_graph(features=False, name="small")
-    rows = run_few_labels([graph], [("fraction", 0.01)], n_trials=2,
-                          methods=["AsK-LS default", "PageRank undirected"], verbose=False)
+    cache = tmp_path / "cells.jsonl"
+    options = dict(n_trials=2, methods=["AsK-LS default", "PageRank undirected"],
+                   verbose=False, cache=cache)
+    rows = run_few_labels([graph], [("fraction", 0.01)], **options)
     assert [row["method"] for row in rows] == ["AsK-LS default", "PageRank undirected"]
     assert all(row["status"].startswith("not run: split [0, 0]: at least 2 classes")
                for row in rows)
+    # The table redrawn from its cells alone says the same.
+    again = run_few_labels([graph], [("fraction", 0.01)], cached_only=True, **options)
+    assert [row["status"] for row in again] == [row["status"] for row in rows]

@@ -208,6 +208,7 @@ def plot_few_labels(rows, path):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     graphs = list(dict.fromkeys(row["graph"] for row in rows if _ok(row)))
     columns = min(3, len(graphs)) or 1
@@ -233,6 +234,10 @@ def plot_few_labels(rows, path):
                 ax.plot(x, y, "o-", color=colour, label=name)
         ax.set(xscale="log", title=graph, xlabel="labelled nodes per class (mean)",
                ylabel="accuracy")
+        # Plain numbers at 1, 2, 5, 10, ...; no minor labels to overlap them.
+        ax.xaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.grid(alpha=0.3)
     for ax in axes.ravel()[len(graphs):]:
         ax.axis("off")

@@ -132,6 +132,9 @@ def run_graph(name, graph, methods, splits, valid, protocol, *, make, settings, 
             key = {"graph": name, "protocol": protocol, "method": method, "split": list(seed),
                    "split_key": split_key(train, test, nodes), "settings": settings(method)}
             cell = None if method in recompute else cache.get(key)
+            if cell is not None and "error" in cell:
+                error = cell["error"]           # a draw found unlearnable before
+                break
             if cell is None and (not cached_only or method in recompute):
                 try:
                     cell = _measure(make(method), method, graph, split, nodes, name)
@@ -140,6 +143,7 @@ def run_graph(name, graph, methods, splits, valid, protocol, *, make, settings, 
                     break
                 except ValueError as exc:       # a draw the method cannot learn from
                     error = f"not run: split {list(seed)}: {exc}"
+                    cache.put(key, {"error": error})    # so that a redrawn table says so
                     break
                 cache.put(key, cell)
                 cell = cache.get(key)
