@@ -30,3 +30,16 @@ def shared(shared_datasets):
         return cache[name]
 
     return load
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    """A client of a local dask cluster of two single-thread worker processes, one per
+    test module (a module that kills workers leaves the others theirs); skips without
+    the dask extra."""
+    distributed = pytest.importorskip(
+        "dask.distributed", reason='dask is an optional extra: pip install "digraph-askls[dask]"')
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            yield client

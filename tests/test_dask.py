@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-distributed = pytest.importorskip(
+pytest.importorskip(
     "dask.distributed", reason='dask is an optional extra: pip install "digraph-askls[dask]"')
 joblib = pytest.importorskip("joblib", reason="joblib is part of the dask extra")
 
@@ -17,14 +17,6 @@ from digraph_askls.experiments import evaluate_node_classifier, random_splits  #
 from digraph_askls.kernels import get_in_degree_kernel, restrict_kernel  # noqa: E402
 from digraph_askls.linalg import AsKLSSystem, SingularSystemWarning, solve_system  # noqa: E402
 from digraph_askls.models import NodeClassifier  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
-        with distributed.Client(cluster) as dask_client:
-            yield dask_client
 
 
 def _one_vs_rest(codes):
@@ -52,9 +44,9 @@ def test_row_block_bounds_balance_nonzeros():
 
 
 @pytest.mark.parametrize("transpose", ["reduce", "store"])
-def test_products_and_structure_match_the_local_kernel(client, transpose):
+def test_products_and_structure_match_the_local_kernel(dask_client, transpose):
     K = sp.random(300, 300, density=0.02, format="csr", random_state=1) + sp.eye(300)
-    op = DaskKernelOperator(K, client, n_blocks=3, transpose=transpose)
+    op = DaskKernelOperator(K, dask_client, n_blocks=3, transpose=transpose)
     X = np.random.default_rng(0).standard_normal((300, 4))
     assert op.n_blocks == 3
     if transpose == "store":
@@ -69,12 +61,12 @@ def test_products_and_structure_match_the_local_kernel(client, transpose):
     np.testing.assert_array_equal(rows, np.diff(offdiag.tocsr().indptr))
     np.testing.assert_array_equal(cols, np.diff(offdiag.tocsc().indptr))
     with pytest.raises(TypeError, match="scipy sparse matrix, got ndarray"):
-        DaskKernelOperator(K.toarray(), client)
+        DaskKernelOperator(K.toarray(), dask_client)
     with pytest.raises(ValueError, match="transpose must be 'reduce' or 'store', got 'x'"):
-        DaskKernelOperator(K, client, transpose="x")
+        DaskKernelOperator(K, dask_client, transpose="x")
 
 
-def test_pubmed_distributed_solve_equals_local(client, shared_datasets):
+def test_pubmed_distributed_solve_equals_local(dask_client, shared_datasets):
     graph = load_dataset("pubmed", data_home=shared_datasets, download=False)
     K, Y = _training_problem(graph.adjacency, graph.labels)
     with pytest.warns(SingularSystemWarning, match="singular"):
@@ -82,7 +74,7 @@ def test_pubmed_distributed_solve_equals_local(client, shared_datasets):
         # would otherwise get the block Jacobi one, which the operator cannot build).
         local = solve_system(AsKLSSystem(K, gamma=1.0), Y, solver="batched",
                              preconditioner=None)
-    op = DaskKernelOperator(K, client)
+    op = DaskKernelOperator(K, dask_client)
     with pytest.warns(SingularSystemWarning, match="singular"):
         remote = solve_system(AsKLSSystem(op, gamma=1.0), Y, solver="batched",
                               preconditioner=None)
@@ -91,7 +83,7 @@ def test_pubmed_distributed_solve_equals_local(client, shared_datasets):
     assert _relative_deviation(remote.x, local.x) < 1e-8
 
 
-def test_sbm_1e5_distributed_solve_equals_local(client):
+def test_sbm_1e5_distributed_solve_equals_local(dask_client):
     adjacency, labels = make_directed_sbm(100_000, n_classes=4, avg_degree=8, p_in=0.7,
                                           random_state=0)
     K, Y = _training_problem(adjacency, labels)
@@ -100,7 +92,7 @@ def test_sbm_1e5_distributed_solve_equals_local(client):
         warnings.simplefilter("ignore")  # a fixed number of iterations on both sides
         local = solve_system(AsKLSSystem(K, gamma=1.0), Y, **options)
         for transpose in ("reduce", "store"):
-            op = DaskKernelOperator(K, client, n_blocks=4, transpose=transpose)
+            op = DaskKernelOperator(K, dask_client, n_blocks=4, transpose=transpose)
             remote = solve_system(AsKLSSystem(op, gamma=1.0), Y, **options)
             op.close()
             assert local.n_iter == remote.n_iter == 5
@@ -115,7 +107,7 @@ def _classifier(seed):
     return NodeClassifier(merge="average", random_state=seed)
 
 
-def test_joblib_dask_backend_gives_the_serial_trials(client):
+def test_joblib_dask_backend_gives_the_serial_trials(dask_client):
     adjacency, labels = make_directed_sbm(2000, n_classes=3, avg_degree=6, p_in=0.7,
                                           random_state=0)
     splits = random_splits(labels, train_size=0.6, n_trials=4, random_state=0)
@@ -129,7 +121,7 @@ def test_joblib_dask_backend_gives_the_serial_trials(client):
     assert parallel.macro_f1 == serial.macro_f1
 
 
-def test_node_classifier_operator_hook(client):
+def test_node_classifier_operator_hook(dask_client):
     adjacency, classes = make_directed_sbm(600, n_classes=3, avg_degree=6, p_in=0.7,
                                            random_state=1)
     labels = np.where(np.arange(600) % 3 == 0, -1, classes)
@@ -137,7 +129,7 @@ def test_node_classifier_operator_hook(client):
                            tol=1e-12).fit(adjacency, labels)
     remote = NodeClassifier(kernel="in_degree", gamma=1.0, merge="average", solver="batched",
                             tol=1e-12,
-                            operator=functools.partial(DaskKernelOperator, client=client))
+                            operator=functools.partial(DaskKernelOperator, client=dask_client))
     remote.fit(adjacency, labels)
     assert remote.estimator_.solver_result_.solver == "batched"
     np.testing.assert_allclose(remote.decision_function(), local.decision_function(),

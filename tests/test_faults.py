@@ -216,10 +216,8 @@ def test_a_damaged_cached_file_is_computed_again(tmp_path, caplog):
         "x"].sum() == 10                                               # replaced, whole
 
 
-# ---- a dask worker killed during a distributed solve ----------------------------------
-
-distributed = pytest.importorskip(
-    "dask.distributed", reason='dask is an optional extra: pip install "digraph-askls[dask]"')
+# ---- a dask worker killed during a distributed solve (the dask_client fixture skips ----
+# ---- these without the dask extra, not the faults above) --------------------------------
 
 
 class _KillingClient:
@@ -239,14 +237,6 @@ class _KillingClient:
             self.killed = sorted(pids)[0]
             os.kill(pids[self.killed], signal.SIGKILL)
         return self._client.gather(futures, *args, **kwargs)
-
-
-@pytest.fixture(scope="module")
-def cluster_client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
-        with distributed.Client(cluster) as client:
-            yield client
 
 
 @pytest.fixture(scope="module")
@@ -273,12 +263,12 @@ def _solve(K, Y):
 
 
 def test_a_worker_killed_mid_solve_is_survived_through_the_block_copies(
-        cluster_client, training_problem):
+        dask_client, training_problem):
     from digraph_askls.distributed import DaskKernelOperator
 
     K, Y = training_problem
     local = _solve(K, Y)
-    client = _KillingClient(cluster_client, after=4)
+    client = _KillingClient(dask_client, after=4)
     operator = DaskKernelOperator(K, client, replicas=2)
     remote = _solve(operator, Y)
     assert client.killed is not None and client.gathers > 4      # killed mid-solve
@@ -286,14 +276,14 @@ def test_a_worker_killed_mid_solve_is_survived_through_the_block_copies(
 
 
 def test_a_worker_killed_mid_solve_without_copies_stops_with_an_error_that_says_so(
-        cluster_client, training_problem):
+        dask_client, training_problem):
     from digraph_askls.distributed import DaskKernelOperator, WorkerLostError
 
     K, Y = training_problem
-    cluster_client.wait_for_workers(2, timeout=60)       # the worker killed before is back
+    dask_client.wait_for_workers(2, timeout=60)       # the worker killed before is back
     with pytest.raises(ValueError, match=r"replicas must be an integer in \[1, 2\]"):
-        DaskKernelOperator(K, cluster_client, replicas=3)
-    client = _KillingClient(cluster_client, after=4)
+        DaskKernelOperator(K, dask_client, replicas=3)
+    client = _KillingClient(dask_client, after=4)
     operator = DaskKernelOperator(K, client)
     with pytest.raises(WorkerLostError, match="was lost during a product .* replicas=2"):
         _solve(operator, Y)
