@@ -147,15 +147,15 @@ def select_kernel(recipes, build, train_codes, train, gammas, estimator_params,
                                    estimator_params, operator, verbose))
     classes, codes = np.unique(train_codes, return_inverse=True)
     random_state = estimator_params.get("random_state")
-    merges = _merges_to_try(merge, float(np.median(np.bincount(codes))))
+    median_class = float(np.median(np.bincount(codes)))
+    merges = _merges_to_try(merge, median_class)
     n_nodes = getattr(build, "n_nodes", 0)
     ranked = _ranking_sample(codes, random_state, LARGE_GRAPH_SAMPLE if n_nodes > LARGE_GRAPH
                              else SPECTRAL_MAX_TRAIN)
     many = ranked.size < codes.size
     # As many folds as the median class has labelled nodes (one of each per fold, where
     # few), at most n_folds.
-    counts = np.bincount(codes)
-    n_folds = max(2, min(estimator_params["n_folds"], int(np.median(counts))))
+    n_folds = max(2, min(estimator_params["n_folds"], int(median_class)))
     folds = make_folds(codes, n_folds, random_state, keys)
     sample_folds = folds if not many else make_folds(
         codes[ranked], n_folds, random_state, None if keys is None else keys[ranked])
@@ -238,17 +238,16 @@ def _rank(recipes, grids, build, all_train, codes, ranked, folds, sample_folds, 
         elif engine == "solved" and own_grids:
             grid = grid[:1]            # a solve per fold and gamma is dear: the first
         shared = time.perf_counter() - start
+        alone = len(recipes) == 1 and len(grid) == 1    # nothing to rank
         for gamma in grid:
             start = time.perf_counter()
             oof = out_of_fold(engine, train_kernel, decomposition,
                                codes[ranked] if on_sample else codes, gamma,
-                               candidate_folds, params, verbose,
-                               damp_singular=len(recipes) == 1 and len(grid) == 1)
+                               candidate_folds, params, verbose, damp_singular=alone)
             if oof is None:
                 continue
             judged = oof.scores if on_sample else oof.scores[:, ranked]
-            if len(recipes) == 1 and len(grid) == 1:
-                # Nothing to rank: the winner's merges are judged anyway.
+            if alone:                   # the winner's merges are judged anyway
                 score = accuracy = merge = None
             else:
                 score, accuracy, merge, predicted = ranking_score(
