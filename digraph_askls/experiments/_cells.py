@@ -56,7 +56,8 @@ class CellCache:
     ...        "split_key": "ab", "settings": None}
     >>> cache.get(key) is None
     True
-    >>> cache.put(key, {"accuracy": 0.5})
+    >>> cache.put(key, {"accuracy": 0.5})["method"]
+    'GCN'
     >>> CellCache(os.path.join(folder, "cells.jsonl")).get(key)["accuracy"]
     0.5
     """
@@ -90,16 +91,17 @@ class CellCache:
         return self._cells.get(self._key(key))
 
     def put(self, key, values):
-        """Store ``values`` under ``key`` and append them to the file at once."""
+        """Store ``values`` under ``key``, append them to the file at once, and return
+        the stored cell (the key fields with the values)."""
         cell = {**{field: key.get(field) for field in self._KEY_FIELDS}, **values}
         self._cells[self._key(cell)] = cell
-        if self.path is None:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a", encoding="utf-8") as file:
-            file.write(json.dumps(cell, sort_keys=True) + "\n")
-            file.flush()
-            os.fsync(file.fileno())
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as file:
+                file.write(json.dumps(cell, sort_keys=True) + "\n")
+                file.flush()
+                os.fsync(file.fileno())
+        return cell
 
     def cells(self, graph=None, protocol=None, method=None):
         """Stored cells, filtered by graph, protocol and method when given."""

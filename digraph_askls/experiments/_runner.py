@@ -145,8 +145,7 @@ def run_graph(name, graph, methods, splits, valid, protocol, *, make, settings, 
                     error = f"not run: split {list(seed)}: {exc}"
                     cache.put(key, {"error": error})    # so that a redrawn table says so
                     break
-                cache.put(key, cell)
-                cell = cache.get(key)
+                cell = cache.put(key, cell)
                 logger.info("%s %s %s split %s: accuracy %.4f in %.1f s", name, protocol,
                             method, list(seed), cell["accuracy"], cell["seconds"])
             if cell is not None:
