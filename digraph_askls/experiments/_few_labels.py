@@ -165,6 +165,7 @@ def format_few_labels(rows):
     methods = [m for m in FEW_LABEL_METHODS if any(r["method"] == m for r in rows)]
     methods += [m for m in dict.fromkeys(r["method"] for r in rows) if m not in methods]
     others = [m for m in methods if m != "AsK-LS default"]
+    gaps = estimate_gaps(rows)
     lines = []
     for protocol in protocols:
         chosen = [row for row in rows if row["protocol"] == protocol]
@@ -176,17 +177,14 @@ def format_few_labels(rows):
             found = {row["method"]: row for row in chosen if row["graph"] == graph}
             default = found.get("AsK-LS default")
             cell = _cell(default)
-            if default is not None and _ok(default):
-                estimates = [e for e in default.get("estimates") or [] if e is not None]
-                if len(estimates) == len(default["accuracy"]):
-                    gap = np.mean(np.abs(np.subtract(estimates, default["accuracy"])))
-                    cell += f" (est. {np.mean(estimates):.3f}, gap {gap:.3f})"
+            if (graph, protocol, "AsK-LS default") in gaps:
+                estimate, _, gap = gaps[graph, protocol, "AsK-LS default"]
+                cell += f" (est. {estimate:.3f}, gap {gap:.3f})"
             seconds = f"{default['seconds_per_split']:.2f}" if default is not None and \
                 _ok(default) else ""
             lines.append(f"| {graph} | {cell} | {seconds} | "
                          + " | ".join(_cell(found.get(m)) for m in others) + " |")
         lines.append("")
-    gaps = estimate_gaps(rows)
     if gaps:
         mean_gap = np.mean([gap for _, _, gap in gaps.values()])
         lines += [f"Mean absolute gap between the default's estimate and its test accuracy, "
