@@ -51,6 +51,13 @@ def engine_of(train_kernel):
     return "walk" if scores_all_rows(train_kernel) else "solved"
 
 
+def _solved(train_kernel, codes, gamma, folds, params):
+    """:func:`~._folds.solved_out_of_fold` with the estimator's solver settings."""
+    return solved_out_of_fold(train_kernel, codes, gamma, folds, solver=params["solver"],
+                              regularization=params["regularization"], rtol=params["tol"],
+                              maxiter=params.get("max_iter"))
+
+
 def out_of_fold(engine, train_kernel, decomposition, codes, gamma, folds, params, verbose,
                 damp_singular=True):
     """:class:`~._folds.OutOfFold` of one candidate, or None if its system is singular.
@@ -67,19 +74,13 @@ def out_of_fold(engine, train_kernel, decomposition, codes, gamma, folds, params
         if engine == "walk":
             return walk_out_of_fold(train_kernel, codes, gamma, folds, rtol=params["tol"],
                                     maxiter=params.get("max_iter"), verbose=verbose)
-        return solved_out_of_fold(train_kernel, codes, gamma, folds,
-                                  solver=params["solver"],
-                                  regularization=params["regularization"],
-                                  rtol=params["tol"], maxiter=params.get("max_iter"))
+        return _solved(train_kernel, codes, gamma, folds, params)
     except (SingularSystemError, NotPositiveDefinite) as exc:
         if (engine == "spectral" and damp_singular
                 and params["regularization"] != None):                   # noqa: E711
             # The exact system is singular; solve each fold as asked (damped).
             logger.info("gamma=%g: %s; solving each fold damped", gamma, exc)
-            return solved_out_of_fold(train_kernel, codes, gamma, folds,
-                                      solver=params["solver"],
-                                      regularization=params["regularization"],
-                                      rtol=params["tol"], maxiter=params.get("max_iter"))
+            return _solved(train_kernel, codes, gamma, folds, params)
         logger.info("gamma=%g skipped: %s", gamma, exc)
         return None
 
@@ -89,7 +90,8 @@ def walk_folds(K, folds, codes):
     and two where the median class has more than
     :data:`~._candidates.FEW_LABELS_PER_CLASS` labelled nodes: each fold model then sees
     enough labels already, and more folds would only cost."""
-    columns = 1 if np.unique(codes).size == 2 else np.unique(codes).size
+    n_classes = np.unique(codes).size
+    columns = 1 if n_classes == 2 else n_classes
     if np.median(np.bincount(codes)) > FEW_LABELS_PER_CLASS:
         return coarsen_folds(folds, 2)
     work = columns * getattr(K, "n_hops", 1) * getattr(K, "stored_links", K.shape[0])
@@ -104,7 +106,5 @@ def refit_on_all(best, all_train, codes, folds, params):
     if _decomposable(train_kernel):
         oof = spectral_out_of_fold(decompose(train_kernel), codes, best["gamma"], folds)
         return dict(oof=oof)
-    oof = solved_out_of_fold(train_kernel, codes, best["gamma"], folds,
-                             solver=params["solver"], regularization=params["regularization"],
-                             rtol=params["tol"], maxiter=params.get("max_iter"))
+    oof = _solved(train_kernel, codes, best["gamma"], folds, params)
     return dict(oof=oof, engine="solved")
