@@ -18,7 +18,8 @@ import warnings
 from pathlib import Path
 
 from digraph_askls.datasets import load_dataset, make_directed_sbm
-from digraph_askls.experiments import PeerClassifier, evaluate_node_classifier, random_splits
+from digraph_askls.experiments import PeerClassifier
+from digraph_askls.evaluation import evaluate_node_classifier, random_splits
 from digraph_askls.models import NodeClassifier
 
 PEER = "PageRank peer (undirected)"

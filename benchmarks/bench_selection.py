@@ -30,7 +30,8 @@ import numpy as np
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
-from digraph_askls.experiments import PeerClassifier, fixed_splits, random_splits
+from digraph_askls.experiments import PeerClassifier
+from digraph_askls.evaluation import fixed_splits, random_splits
 
 METHODS = ("default (selection)", "walk kernel alone (the former default)", "PageRank peer")
 

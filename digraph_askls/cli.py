@@ -15,7 +15,6 @@ import warnings
 
 from ._notes import Notes, held_warnings
 from ._predict_files import add_predict_parser
-from .experiments import DIRECTED_DATASETS, DIRECTED_METHODS, GNN_METHODS
 from .models import PRESETS
 
 __all__ = ["main"]
@@ -58,7 +57,7 @@ def _load(name, data_home, download, seed):
 
 def _run_splits(args, graph):
     """The dataset's fixed splits (at most ``--trials``) unless random ones are asked for."""
-    from .experiments import fixed_splits, random_splits
+    from .evaluation import fixed_splits, random_splits
 
     kind = args.splits or ("fixed" if graph.splits else "random")
     if kind == "fixed" and not graph.splits:
@@ -69,7 +68,7 @@ def _run_splits(args, graph):
 
 
 def _command_run(args, notes):
-    from .experiments import evaluate_node_classifier
+    from .evaluation import evaluate_node_classifier
     from .linalg import SingularSystemWarning
     from .models import NodeClassifier
 
@@ -145,6 +144,12 @@ def _command_table(args, notes):
 
     from . import experiments
 
+    known = experiments.DIRECTED_METHODS + experiments.GNN_METHODS
+    for option in ("methods", "recompute"):
+        unknown = [name for name in getattr(args, option) or () if name not in known]
+        if unknown:
+            raise ValueError(f"--{option}: expected names among {', '.join(known)}, got "
+                             f"{', '.join(map(repr, unknown))}")
     cache = args.cache
     if cache is None and args.table in ("gnn", "few-labels") and args.out:
         cache = Path(args.out) / f"{args.table.replace('-', '_')}-cells.jsonl"
@@ -157,7 +162,7 @@ def _command_table(args, notes):
         protocols = ([parse_protocol(text) for text in args.protocols] if args.protocols
                      else experiments.FEW_LABEL_PROTOCOLS)
         rows = experiments.run_few_labels(
-            args.datasets or DIRECTED_DATASETS, protocols,
+            args.datasets or experiments.DIRECTED_DATASETS, protocols,
             methods=args.methods or experiments.FEW_LABEL_METHODS, **options)
         markdown, plot = experiments.format_few_labels(rows), experiments.plot_few_labels
     elif args.table == "gnn":
@@ -168,7 +173,7 @@ def _command_table(args, notes):
             methods=args.methods or experiments.GNN_TABLE_METHODS, **options)
         markdown, plot = experiments.format_gnn(rows), experiments.plot_tradeoff
     else:
-        rows = experiments.run_directed(args.datasets or DIRECTED_DATASETS,
+        rows = experiments.run_directed(args.datasets or experiments.DIRECTED_DATASETS,
                                         methods=args.methods, per_class=args.per_class,
                                         **options)
         markdown, plot = experiments.format_directed(rows), experiments.plot_directed
@@ -313,7 +318,7 @@ def build_parser():
                             "of the fixed or 60/40 splits; 'gnn' uses it for the few-label "
                             "regime (default 20)")
     table.add_argument("--methods", nargs="+", default=None,
-                       choices=DIRECTED_METHODS + GNN_METHODS, metavar="METHOD",
+                       metavar="METHOD",
                        help="rerun methods (default: all of 'directed', or AsK-LS default "
                             "and the GNNs for 'gnn'); quote names with spaces, e.g. "
                             "'AsK-LS default'")
@@ -331,7 +336,7 @@ def build_parser():
                             "(default for 'gnn' and 'few-labels' with --out: "
                             "<out>/gnn-cells.jsonl, <out>/few_labels-cells.jsonl)")
     table.add_argument("--recompute", nargs="+", default=None,
-                       choices=DIRECTED_METHODS + GNN_METHODS, metavar="METHOD",
+                       metavar="METHOD",
                        help="methods measured again even where the cache has them")
     table.add_argument("--cached-only", action="store_true",
                        help="measure nothing but the --recompute methods: the table "

@@ -7,9 +7,8 @@ import pytest
 
 import digraph_askls.experiments._directed as directed
 import digraph_askls.experiments._runner as runner
-from digraph_askls.experiments import (DIRECTED_METHODS, PUBLISHED_DIRECTED, PeerClassifier,
-                                       evaluate_node_classifier, format_directed,
-                                       plot_directed, run_directed)
+from digraph_askls.experiments import DIRECTED_METHODS, PUBLISHED_DIRECTED, PeerClassifier, format_directed, plot_directed, run_directed
+from digraph_askls.evaluation import evaluate_node_classifier
 from digraph_askls.graph import Graph, get_adjacency
 from digraph_askls.kernels import AttributeKernel
 from digraph_askls.models import NodeClassifier

@@ -11,9 +11,8 @@ import pytest
 
 import digraph_askls.experiments._gnn_models as gnn_models
 import digraph_askls.experiments._runner as runner
-from digraph_askls.experiments import (GNN_CONFIGS, GNN_METHODS, CellCache, GNNClassifier,
-                                       evaluate_node_classifier, format_gnn, run_directed,
-                                       run_gnn_table, takes_valid)
+from digraph_askls.experiments import GNN_CONFIGS, GNN_METHODS, CellCache, GNNClassifier, format_gnn, run_directed, run_gnn_table
+from digraph_askls.evaluation import evaluate_node_classifier, takes_valid
 from digraph_askls.experiments._gnn import _stratified_share
 from digraph_askls.graph import Graph, Split, get_adjacency
 

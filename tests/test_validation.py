@@ -208,7 +208,7 @@ def test_tuple_node_names_are_names_not_arrays():
     (np.array([0, 1, 0, 1]), dict(n_trials=0), ValueError, "n_trials must be an integer >= 1"),
 ])
 def test_bad_input_of_the_split_protocol(labels, kwargs, error, match):
-    from digraph_askls.experiments import random_splits
+    from digraph_askls.evaluation import random_splits
 
     with pytest.raises(error, match=match):
         random_splits(labels, **kwargs)
@@ -220,14 +220,14 @@ def test_bad_input_of_the_split_protocol(labels, kwargs, error, match):
     (dict(n_trials=0), ValueError, "n_trials must be an integer >= 1"),
 ])
 def test_bad_input_of_the_labels_per_class_protocol(kwargs, error, match):
-    from digraph_askls.experiments import class_splits
+    from digraph_askls.evaluation import class_splits
 
     with pytest.raises(error, match=match):
         class_splits(np.array([0, 1, 0, 1]), **kwargs)
 
 
 def test_labels_per_class_splits_draw_each_class_apart_and_test_on_the_rest():
-    from digraph_askls.experiments import class_splits
+    from digraph_askls.evaluation import class_splits
 
     labels = np.array([0] * 50 + [1] * 30 + [2] * 7 + [3] + [-1] * 5)
     splits = class_splits(labels, per_class=5, n_trials=3, random_state=1)

@@ -13,7 +13,7 @@ from tqdm.auto import tqdm
 
 from ..linalg import SingularSystemWarning
 from ._cells import split_key
-from ._protocol import TrialResults, evaluate_node_classifier
+from ..evaluation import TrialResults, evaluate_node_classifier
 
 __all__ = ["run_graph"]
 

@@ -25,7 +25,7 @@ from ..datasets import load_dataset
 from ..kernels import get_in_degree_kernel, get_symmetrized_kernel, restrict_kernel
 from ..linalg import SingularSystemWarning
 from ..models import LSSVMClassifier, NodeClassifier
-from ._protocol import TrialResults, random_splits
+from ..evaluation import TrialResults, random_splits
 
 __all__ = ["PAPER_TABLE3", "TABLE3_METHODS", "run_table3", "format_table3", "plot_table3"]
 

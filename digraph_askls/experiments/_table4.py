@@ -12,7 +12,7 @@ from tqdm.auto import tqdm
 from ..datasets import UCI_TABLES, load_uci
 from ..kernels import get_median_bandwidth
 from ..models import AsKLSClassifier, LSSVMClassifier
-from ._protocol import check_protocol
+from ..evaluation import check_protocol
 
 __all__ = ["PAPER_TABLE4", "TABLE4_METHODS", "run_table4", "format_table4"]
 

@@ -1,4 +1,26 @@
-"""The evaluation protocol of the paper: random splits, micro- and macro-F1 over trials."""
+"""Evaluation: splits of the labelled nodes and the scores of a node classifier on them.
+
+The protocols of the node-classification literature, as lists of ``(seed, train, test)``:
+
+* :func:`random_splits`: a fraction of the labelled nodes for training (the paper: 60 %);
+* :func:`class_splits`: a number of labelled nodes per class (Planetoid: 20);
+* :func:`fixed_splits`: the splits published with a dataset (Chameleon, Squirrel, ...).
+
+:func:`evaluate_node_classifier` fits a classifier on each split and records micro- and
+macro-F1 and seconds (:class:`TrialResults`).
+
+Examples
+--------
+>>> from digraph_askls import NodeClassifier
+>>> from digraph_askls.datasets import make_directed_sbm
+>>> from digraph_askls.evaluation import class_splits, evaluate_node_classifier
+>>> adjacency, labels = make_directed_sbm(300, 3, 8, p_in=0.6, random_state=0)
+>>> splits = class_splits(labels, per_class=10, n_trials=2, random_state=0)
+>>> results = evaluate_node_classifier(lambda seed: NodeClassifier(random_state=seed),
+...                                    adjacency, labels, splits=splits, verbose=False)
+>>> len(results.micro_f1), min(results.micro_f1) > 0.5
+(2, True)
+"""
 
 import inspect
 import logging
@@ -11,7 +33,7 @@ import numpy as np
 from sklearn.metrics import f1_score
 from tqdm.auto import tqdm
 
-from ..kernels import NamedKernel, SumKernel
+from .kernels import NamedKernel, SumKernel
 
 __all__ = ["random_splits", "class_splits", "fixed_splits", "evaluate_node_classifier",
            "TrialResults", "kernel_family", "takes_valid"]
