@@ -144,6 +144,8 @@ def _command_table(args, notes):
 
     from . import experiments
 
+    if args.table == "comparison":
+        return _command_comparison(args, notes)
     known = experiments.DIRECTED_METHODS + experiments.GNN_METHODS
     for option in ("methods", "recompute"):
         unknown = [name for name in getattr(args, option) or () if name not in known]
@@ -153,7 +155,8 @@ def _command_table(args, notes):
     cache = args.cache
     if cache is None and args.table in ("gnn", "few-labels") and args.out:
         cache = Path(args.out) / f"{args.table.replace('-', '_')}-cells.jsonl"
-    options = {"n_trials": args.trials, "data_home": args.data_home, "random_state": args.seed,
+    options = {"n_trials": args.trials, "data_home": args.data_home,
+               "random_state": 0 if args.seed is None else args.seed,
                "verbose": not args.quiet, "cache": cache, "recompute": args.recompute or (),
                "cached_only": args.cached_only, "n_threads": args.threads}
     if args.table == "few-labels":
@@ -184,6 +187,39 @@ def _command_table(args, notes):
             plot(rows, out / f"{stem}.png")
         except ImportError as error:
             notes.write(f"no figure: {error}")
+    return 0
+
+
+def _command_comparison(args, notes):
+    """``table comparison``: measure the missing cells, then draw the tables from all."""
+    import time
+    from pathlib import Path
+
+    from .experiments import _comparison, _comparison_report
+
+    out = Path(args.out or "docs/results")
+    cells_path = Path(args.cache) if args.cache else out / "comparison-cells.jsonl"
+    seed = _comparison.SEALED_SEED if args.seed is None else args.seed
+    methods = args.methods or _comparison.COMPARISON_METHODS
+    unknown = [name for name in methods if name not in _comparison.COMPARISON_METHODS]
+    protocols = args.protocols or list(_comparison.COMPARISON_PROTOCOLS)
+    unknown += [name for name in protocols if name not in _comparison.COMPARISON_PROTOCOLS]
+    if unknown:
+        raise ValueError(f"expected methods among {list(_comparison.COMPARISON_METHODS)} and "
+                         f"protocols among {list(_comparison.COMPARISON_PROTOCOLS)}, got "
+                         f"{unknown}")
+    if not args.cached_only:
+        deadline = None if args.minutes is None else time.time() + 60 * args.minutes
+        _comparison.run_comparison(cells_path, protocols, methods, seed, args.data_home,
+                                   args.device, args.workers, deadline, not args.quiet,
+                                   args.datasets)
+    cells = list(_comparison.load_cells(cells_path).values())
+    cells = [cell for cell in cells if cell["seed"] == seed]
+    if not cells:
+        raise ValueError(f"no measured cell of seed {seed} in {cells_path}; run without "
+                         f"--cached-only, with --data-home naming the datasets' folder")
+    markdown = _comparison_report.format_comparison(cells, seed)
+    _report("comparison", _comparison_report.summarize(cells), markdown, out)
     return 0
 
 
@@ -303,7 +339,8 @@ def build_parser():
                "  digraph-askls table few-labels --datasets cora chameleon --protocols 20 1% "
                "--trials 3",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    table.add_argument("table", choices=["directed", "gnn", "few-labels"], help="which table")
+    table.add_argument("table", choices=["directed", "gnn", "few-labels", "comparison"],
+                       help="which table")
     table.add_argument("--protocols", nargs="+", default=None,
                        help="'few-labels': labelled nodes per class (e.g. 20) or percentages "
                             "of labelled nodes (e.g. 1%%); default: 5 20 1%% 10%%")
@@ -325,7 +362,15 @@ def build_parser():
     table.add_argument("--trials", type=int, default=10,
                        help="number of splits: the first fixed splits, else random 60/40 "
                             "splits (default 10)")
-    table.add_argument("--seed", type=int, default=0, help="base seed of the random splits")
+    table.add_argument("--seed", type=int, default=None,
+                       help="base seed of the random splits (default 0; 'comparison': the "
+                            "sealed seed of the published tables)")
+    table.add_argument("--device", default="cpu",
+                       help="'comparison': torch device of the peers, e.g. cuda (default cpu)")
+    table.add_argument("--workers", type=int, default=1,
+                       help="'comparison': processes measuring cells at once (default 1)")
+    table.add_argument("--minutes", type=float, default=None,
+                       help="'comparison': start no new cell after this many minutes")
     table.add_argument("--data-home", default=None,
                        help="data folder (default: $DIGRAPH_ASKLS_DATA, then ./datasets, "
                             "then the user cache); nothing is downloaded")

@@ -5,6 +5,7 @@ from digraph_askls.datasets._files import load_graph_files
 from digraph_askls.datasets._heterophily import load_geom_gcn, load_heterophilous_npz
 from digraph_askls.datasets._linqs import load_linqs, load_pubmed_linqs, load_pubmed_tsv
 from digraph_askls.datasets._load import load_dataset
+from digraph_askls.datasets._planetoid import PLANETOID_SPLITS, load_planetoid_split
 from digraph_askls.datasets._parsers import load_askls_mat, load_npz, load_ogb_raw
 from digraph_askls.datasets._registry import list_datasets
 from digraph_askls.datasets._sbm import make_directed_sbm
@@ -21,9 +22,11 @@ __all__ = [
     "load_linqs",
     "load_npz",
     "load_ogb_raw",
+    "load_planetoid_split",
     "load_pubmed_linqs",
     "load_pubmed_tsv",
     "load_uci",
+    "PLANETOID_SPLITS",
     "UCI_TABLES",
     "make_directed_sbm",
 ]

@@ -1,6 +1,7 @@
 """The graph neural network peers, assembled from PyTorch Geometric's layers and models.
 
-MLP, GCN and GraphSAGE are PyG's model classes; Dir-GNN stacks PyG's ``DirGNNConv``
+MLP, GCN, GAT and GraphSAGE are PyG's model classes; APPNP is a perceptron under PyG's
+``APPNP`` propagation, GCNII a stack of PyG's ``GCN2Conv``, SGC PyG's ``SGConv``; Dir-GNN stacks PyG's ``DirGNNConv``
 around ``GCNConv`` with jumping knowledge, as its authors' ``dir-gcn`` model does; MagNet
 and DiGCN are the node-classification models of PyTorch Geometric Signed Directed, DiGCN
 on that package's approximate personalised-PageRank adjacency. Nothing here is a layer of
@@ -19,16 +20,19 @@ __all__ = ["import_torch", "build_model"]
 _EXTRA = 'pip install "digraph-askls[gnn]"'
 
 
-def import_torch():
-    """torch, torch_geometric and torch_geometric_signed_directed, or a clear ImportError."""
+def import_torch(signed=True):
+    """torch, torch_geometric and (with ``signed``) torch_geometric_signed_directed, or a
+    clear ImportError; None in place of the last when ``signed`` is False."""
     modules = []
-    for name in ("torch", "torch_geometric", "torch_geometric_signed_directed"):
+    names = ("torch", "torch_geometric") + (("torch_geometric_signed_directed",) if signed
+                                             else ())
+    for name in names:
         try:
             modules.append(importlib.import_module(name))
         except ImportError as error:
             raise ImportError(f"the graph neural network peers need {name}, which could not "
                               f"be imported ({error}); install them with: {_EXTRA}") from error
-    return tuple(modules)
+    return tuple(modules) + ((None,) if not signed else ())
 
 
 def _edge_index(adjacency, torch):
@@ -50,7 +54,7 @@ def _dir_gnn(config, n_features, n_classes):
             widths = [n_features] + [config["hidden"]] * config["layers"]
             self.convs = torch.nn.ModuleList(
                 DirGNNConv(GCNConv(width_in, width_out, cached=True), alpha=config["alpha"],
-                           root_weight=False)
+                           root_weight=config.get("root_weight", False))
                 for width_in, width_out in zip(widths[:-1], widths[1:]))
             self.jump = JumpingKnowledge(config["jk"], config["hidden"], config["layers"])
             width = config["hidden"] * (config["layers"] if config["jk"] == "cat" else 1)
@@ -67,6 +71,58 @@ def _dir_gnn(config, n_features, n_classes):
             return self.read_out(self.jump(layers))
 
     return DirGNN()
+
+
+def _appnp(config, n_features, n_classes):
+    """APPNP: a two-layer perceptron whose class scores are smoothed by personalised
+    PageRank (PyG's ``APPNP`` propagation, ``K`` steps with teleport ``alpha``)."""
+    import torch
+    from torch_geometric.nn import APPNP
+
+    class PropagatedMLP(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.first = torch.nn.Linear(n_features, config["hidden"])
+            self.second = torch.nn.Linear(config["hidden"], n_classes)
+            self.propagate = APPNP(K=config["K"], alpha=config["alpha"], cached=True)
+
+        def forward(self, x, edge_index):
+            dropout = torch.nn.functional.dropout
+            x = dropout(x, config["dropout"], self.training)
+            x = torch.nn.functional.relu(self.first(x))
+            x = self.second(dropout(x, config["dropout"], self.training))
+            return self.propagate(x, edge_index)
+
+    return PropagatedMLP()
+
+
+def _gcnii(config, n_features, n_classes):
+    """GCNII: a linear map in, ``layers`` of PyG's ``GCN2Conv`` (initial residual
+    ``alpha``, identity mapping ``theta``), a linear map out."""
+    import torch
+    from torch_geometric.nn import GCN2Conv
+
+    class DeepGCN(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.first = torch.nn.Linear(n_features, config["hidden"])
+            self.convs = torch.nn.ModuleList(
+                GCN2Conv(config["hidden"], alpha=config["alpha"], theta=config["theta"],
+                         layer=layer + 1, shared_weights=True, cached=True)
+                for layer in range(config["layers"]))
+            self.last = torch.nn.Linear(config["hidden"], n_classes)
+
+        def forward(self, x, edge_index):
+            functional = torch.nn.functional
+            x = functional.dropout(x, config["dropout"], self.training)
+            x = x_0 = functional.relu(self.first(x))
+            for conv in self.convs:
+                x = functional.dropout(x, config["dropout"], self.training)
+                x = functional.relu(conv(x, x_0, edge_index))
+            x = functional.dropout(x, config["dropout"], self.training)
+            return self.last(x)
+
+    return DeepGCN()
 
 
 def build_model(method, config, features, adjacency, n_classes):
@@ -91,12 +147,12 @@ def build_model(method, config, features, adjacency, n_classes):
         ``scores()`` runs the model on the whole graph and returns one row of class
         scores (logits or log-probabilities) per node.
     """
-    torch, pyg, signed = import_torch()
+    torch, pyg, _ = import_torch(signed=method in ("MagNet", "DiGCN"))
     from torch_geometric.utils import to_undirected
 
     n_nodes, n_features = features.shape
-    edges = _edge_index(adjacency, torch)
-    hidden, layers, dropout = config["hidden"], config["layers"], config["dropout"]
+    edges = _edge_index(adjacency, torch).to(features.device)
+    hidden, layers, dropout = config.get("hidden"), config.get("layers", 2), config["dropout"]
     if method == "MLP":
         model = pyg.nn.models.MLP(in_channels=n_features, hidden_channels=hidden,
                                   out_channels=n_classes, num_layers=layers, dropout=dropout,
@@ -109,10 +165,24 @@ def build_model(method, config, features, adjacency, n_classes):
         model = kind(in_channels=n_features, hidden_channels=hidden, num_layers=layers,
                      out_channels=n_classes, dropout=dropout, **extra)
         return model, lambda: model(features, undirected)
+    if method == "GAT":
+        undirected = to_undirected(edges, num_nodes=n_nodes)
+        model = pyg.nn.models.GAT(in_channels=n_features, hidden_channels=hidden,
+                                  num_layers=layers, out_channels=n_classes, dropout=dropout,
+                                  heads=config["heads"], v2=False)
+        return model, lambda: model(features, undirected)
+    if method == "SGC":
+        undirected = to_undirected(edges, num_nodes=n_nodes)
+        model = pyg.nn.SGConv(n_features, n_classes, K=config["K"], cached=True)
+        return model, lambda: model(features, undirected)
+    if method in ("APPNP", "GCNII"):
+        undirected = to_undirected(edges, num_nodes=n_nodes)
+        model = (_appnp if method == "APPNP" else _gcnii)(config, n_features, n_classes)
+        return model, lambda: model(features, undirected)
     if method == "Dir-GNN":
         model = _dir_gnn(config, n_features, n_classes)
         return model, lambda: model(features, edges)
-    directed = signed.nn.directed
+    directed = import_torch()[2].nn.directed
     if method == "MagNet":
         model = directed.MagNet_node_classification(
             num_features=n_features, hidden=hidden, q=config["q"], K=config["K"],
@@ -127,4 +197,5 @@ def build_model(method, config, features, adjacency, n_classes):
                                                    label_dim=n_classes, dropout=dropout)
         return model, lambda: model(features, appr_edges, appr_weights)
     raise ValueError(f"unknown graph neural network {method!r}; choose from "
-                     f"['MLP', 'GCN', 'GraphSAGE', 'Dir-GNN', 'MagNet', 'DiGCN']")
+                     f"['MLP', 'GCN', 'GAT', 'APPNP', 'GCNII', 'SGC', 'GraphSAGE', "
+                     f"'Dir-GNN', 'MagNet', 'DiGCN']")

@@ -1,0 +1,323 @@
+"""The comparison: AsK-LS's default and its peers on the same labelled nodes, split by split.
+
+Protocols (:data:`COMPARISON_PROTOCOLS`):
+
+* ``"fixed"``: the dataset's 10 published splits (Chameleon, Squirrel, Texas, Wisconsin,
+  film); the labelled nodes are the training and validation nodes of the split.
+* ``"60/40"``: 10 random draws of 60 % of the labelled nodes (Cora, CiteSeer).
+* ``"20 per class"``, ``"5 per class"``: 10 random draws of that many nodes per class.
+* ``"planetoid"``: the Planetoid public split of Cora and CiteSeer (20 per class, 500
+  validation nodes); one split, so its 10 "splits" are 10 training seeds.
+
+Every method gets the same labelled nodes and nothing else, and chooses its settings from
+them: AsK-LS's default by its own cross-validation; each peer by validation accuracy on a
+part of them (:mod:`._comparison_peers`): the split's validation nodes where the split has
+them (fixed, Planetoid), else a stratified fifth of the labelled nodes of each class.
+
+Draws. Random draws and training seeds come from one base seed. Development uses
+:data:`DEVELOPMENT_SEED`; the published tables use :data:`SEALED_SEED`, whose draws no
+tuning of the library has looked at. The fixed and Planetoid splits are the datasets' own
+and cannot be sealed: only the peers' training seeds change with the base seed there.
+
+Every cell (protocol, graph, method, seed, split) is appended to a JSON-lines file as soon
+as it is measured (``docs/results/comparison-cells.jsonl``), so that a stopped run keeps
+what it measured and a rerun measures only what is missing.
+"""
+
+import hashlib
+import json
+import logging
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..evaluation import class_splits, random_splits
+
+__all__ = ["COMPARISON_PROTOCOLS", "COMPARISON_METHODS", "DEVELOPMENT_SEED", "SEALED_SEED",
+           "HEADLINE", "comparison_tasks", "load_cells", "run_comparison"]
+
+logger = logging.getLogger(__name__)
+
+#: Base seed of development runs.
+DEVELOPMENT_SEED = 0
+#: Base seed of the published tables: drawn once, never used while developing the library.
+SEALED_SEED = 7_340_611
+
+#: Graphs of each protocol.
+COMPARISON_PROTOCOLS = {
+    "fixed": ("chameleon", "squirrel", "texas", "wisconsin", "film"),
+    "60/40": ("cora", "citeseer"),
+    "20 per class": ("cora", "citeseer", "chameleon", "squirrel"),
+    "5 per class": ("cora", "citeseer"),
+    "planetoid": ("cora", "citeseer"),
+}
+
+#: Methods, in the order of the table. "AsK-LS default" fits on all labelled nodes;
+#: "AsK-LS default (train part)" on the fitted part alone (fixed and Planetoid splits: the
+#: split's training nodes, as the published protocols train the networks).
+COMPARISON_METHODS = ("AsK-LS default", "AsK-LS default (train part)", "MLP", "GCN", "GAT",
+                      "APPNP", "GCNII", "GraphSAGE", "Dir-GNN", "SGC", "C&S",
+                      "label propagation")
+
+#: Which accuracy of a peer the tables read, fixed before any run: the model of the best
+#: validation epoch, trained on the part of the labelled nodes it does not validate on (the
+#: published protocols). The same configuration refit on all labelled nodes for that many
+#: epochs is measured too (``accuracy_refit``) and shown beside, never mixed in: refit
+#: after an early best epoch it can fall far (APPNP on Texas, best epoch 2).
+HEADLINE = {protocol: "accuracy_early" for protocol in COMPARISON_PROTOCOLS}
+
+_N_SPLITS = 10
+
+
+def _stratified_fifth(labels, labelled, rng):
+    """A fifth of the labelled nodes of every class (at least one of a class of two or
+    more, never all of it): the validation nodes a peer carves out."""
+    drawn = []
+    for label in np.unique(labels[labelled]):
+        members = labelled[labels[labelled] == label]
+        size = min(max(int(round(0.2 * members.size)), 1), members.size - 1)
+        if size > 0:
+            drawn.append(rng.choice(members, size, replace=False))
+    return np.sort(np.concatenate(drawn)) if drawn else np.empty(0, dtype=np.int64)
+
+
+def _digest(*parts):
+    digest = hashlib.blake2b(digest_size=8)
+    for nodes in parts:
+        digest.update(np.asarray(nodes, dtype=np.int64).tobytes())
+        digest.update(b"|")
+    return digest.hexdigest()
+
+
+def comparison_tasks(graph, protocol, seed=SEALED_SEED, data_home=None):
+    """The splits of ``protocol`` on ``graph``, as the methods see them.
+
+    Returns
+    -------
+    list of dict
+        One per split: ``split`` (its number), ``labelled`` (every method's labelled
+        nodes), ``fit`` and ``valid`` (the part a peer fits and the part it validates
+        on), ``test``, ``seed`` (an int seeding the peers' training) and ``nodes``
+        (a digest of the node sets, the same for every method).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from digraph_askls.graph import Graph, get_adjacency
+    >>> adjacency, nodes = get_adjacency([(i, (i + 1) % 40) for i in range(40)])
+    >>> graph = Graph(adjacency, np.arange(40) % 2, nodes, ["a", "b"], name="ring")
+    >>> tasks = comparison_tasks(graph, "5 per class", seed=0)
+    >>> len(tasks), tasks[0]["labelled"].size, tasks[0]["valid"].size, tasks[0]["test"].size
+    (10, 10, 2, 30)
+    """
+    labels = graph.labels
+    if protocol == "fixed":
+        parts = [(split.train, split.valid, split.test) for split in graph.splits[:_N_SPLITS]]
+    elif protocol == "planetoid":
+        from ..datasets import load_planetoid_split
+
+        split = load_planetoid_split(graph, data_home=data_home)
+        parts = [(split.train, split.valid, split.test)] * _N_SPLITS
+    else:
+        if protocol == "60/40":
+            draws = random_splits(labels, 0.6, _N_SPLITS, seed)
+        elif protocol.endswith(" per class"):
+            draws = class_splits(labels, int(protocol.split()[0]), _N_SPLITS, seed)
+        else:
+            raise ValueError(f"unknown protocol {protocol!r}; choose from "
+                             f"{sorted(COMPARISON_PROTOCOLS)}")
+        parts = []
+        for index, (_, labelled, test) in enumerate(draws):
+            valid = _stratified_fifth(labels, labelled,
+                                      np.random.default_rng([seed, index, 1]))
+            parts.append((np.setdiff1d(labelled, valid), valid, test))
+    tasks = []
+    for index, (fit, valid, test) in enumerate(parts):
+        fit, valid, test = (np.asarray(part, dtype=np.int64) for part in (fit, valid, test))
+        tasks.append({"split": index, "labelled": np.union1d(fit, valid), "fit": fit,
+                      "valid": valid, "test": test,
+                      "seed": int(np.random.default_rng([seed, index, 2]).integers(2**31)),
+                      "nodes": _digest(fit, valid, test)})
+    return tasks
+
+
+def _key(cell):
+    return (cell["protocol"], cell["graph"], cell["method"], int(cell["seed"]),
+            int(cell["split"]))
+
+
+def load_cells(path):
+    """The cells of a JSON-lines file, the last line of a key winning ({} if no file)."""
+    cells = {}
+    path = Path(path)
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip():
+                cell = json.loads(line)
+                cells[_key(cell)] = cell
+    return cells
+
+
+def _run_askls(graph, protocol, method, task):
+    """The default NodeClassifier on the labelled nodes (or the fitted part alone)."""
+    from threadpoolctl import threadpool_limits
+
+    from ..models import NodeClassifier
+
+    nodes = task["fit"] if method.endswith("(train part)") else task["labelled"]
+    known = np.full(graph.labels.size, -1)
+    known[nodes] = graph.labels[nodes]
+    start = time.perf_counter()
+    with threadpool_limits(1):
+        model = NodeClassifier(random_state=task["split"]).fit(
+            graph.adjacency, known, features=graph.features)
+        predicted = model.predict(task["test"])
+    seconds = time.perf_counter() - start
+    accuracy = float(np.mean(predicted == graph.labels[task["test"]]))
+    selection = model.selection_
+    return {"accuracy": accuracy, "seconds": seconds, "estimate": selection.get("accuracy"),
+            "config": {"kernel": " ".join(repr(selection.get("kernel")).split()),
+                       "gamma": selection.get("gamma"), "merge": selection.get("merge")}}
+
+
+_GRAPHS = {}
+
+
+def _graph(name, data_home):
+    if name not in _GRAPHS:
+        from ..datasets import load_dataset
+
+        _GRAPHS[name] = load_dataset(name, data_home=data_home, download=False)
+    return _GRAPHS[name]
+
+
+def run_cell(job):
+    """Measure one cell: ``job`` = (protocol, graph name, method, seed, split, data_home,
+    device). Returns the cell as a dict (JSON-ready)."""
+    protocol, name, method, seed, split, data_home, device = job
+    graph = _graph(name, data_home)
+    task = comparison_tasks(graph, protocol, seed, data_home)[split]
+    began = time.time()
+    if method.startswith("AsK-LS"):
+        measured = _run_askls(graph, protocol, method, task)
+        where = "cpu, 1 BLAS thread"
+    else:
+        from ._comparison_peers import run_peer
+
+        measured = run_peer(graph, name, method, task, device=device)
+        measured["accuracy"] = measured[HEADLINE[protocol]]
+        where = device
+    cell = {"protocol": protocol, "graph": name, "method": method, "seed": seed,
+            "split": split, "nodes": task["nodes"], "n_labelled": int(task["labelled"].size),
+            "n_test": int(task["test"].size), "device": where,
+            "finished": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(began)), **measured}
+    return json.loads(json.dumps(cell, default=float))
+
+
+def comparison_jobs(protocols=None, methods=COMPARISON_METHODS, seed=SEALED_SEED,
+                    data_home=None, device="cpu", done=(), graphs=None):
+    """The cells still to measure, slowest graphs first."""
+    protocols = protocols or list(COMPARISON_PROTOCOLS)
+    jobs = []
+    for protocol in protocols:
+        for name in COMPARISON_PROTOCOLS[protocol]:
+            if graphs and name not in graphs:
+                continue
+            for method in methods:
+                if method.endswith("(train part)") and protocol not in ("fixed", "planetoid"):
+                    continue
+                for split in range(_N_SPLITS):
+                    if (protocol, name, method, seed, split) not in done:
+                        jobs.append((protocol, name, method, seed, split, data_home, device))
+    order = {"film": 0, "squirrel": 1, "citeseer": 2, "chameleon": 3, "cora": 4}
+    return sorted(jobs, key=lambda job: (order.get(job[1], 9), job[2]))
+
+
+def run_comparison(cells_path, protocols=None, methods=COMPARISON_METHODS, seed=SEALED_SEED,
+                   data_home=None, device="cpu", n_workers=1, deadline=None, verbose=True,
+                   graphs=None):
+    """Measure every missing cell, appending each to ``cells_path`` as it comes.
+
+    Parameters
+    ----------
+    cells_path : path
+        The JSON-lines file of cells (read first: measured cells are not run again).
+    protocols, methods : sequence of str, optional
+        Parts of :data:`COMPARISON_PROTOCOLS` and :data:`COMPARISON_METHODS`.
+    graphs : sequence of str, optional
+        Only these graphs of the protocols.
+    seed : int
+        Base seed (:data:`SEALED_SEED` for the published tables).
+    device : str
+        Torch device of the peers ("cpu" or "cuda"); AsK-LS runs on the CPU.
+    n_workers : int
+        Processes measuring cells at once.
+    deadline : float, optional
+        ``time.time()`` after which no new cell is started.
+
+    Returns
+    -------
+    int
+        Number of cells measured.
+    """
+    from tqdm.auto import tqdm
+
+    path = Path(cells_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    jobs = comparison_jobs(protocols, methods, seed, data_home, device, load_cells(path),
+                           graphs)
+    measured = 0
+    bar = tqdm(total=len(jobs), desc="comparison cells", disable=not verbose)
+    with open(path, "a") as out:
+        if n_workers <= 1:
+            results = (run_cell(job) for job in jobs
+                       if deadline is None or time.time() < deadline)
+        else:
+            import multiprocessing
+
+            context = multiprocessing.get_context("spawn")
+            pool = context.Pool(n_workers, initializer=_worker_start, initargs=(deadline,))
+            results = (cell for cell in pool.imap_unordered(run_cell_or_skip, jobs)
+                       if cell is not None)
+        for cell in results:
+            out.write(json.dumps(cell) + "\n")
+            out.flush()
+            measured += 1
+            bar.update()
+            logger.info("%s %s %s split %d: %.3f", cell["protocol"], cell["graph"],
+                        cell["method"], cell["split"], cell["accuracy"])
+        if n_workers > 1:
+            pool.close()
+            pool.join()
+    bar.close()
+    return measured
+
+
+_DEADLINE = None
+
+
+def _worker_start(deadline):
+    global _DEADLINE
+    _DEADLINE = deadline
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+
+
+def run_cell_or_skip(job):
+    """:func:`run_cell`, or None once the deadline has passed or when the cell fails
+    (the failure is logged; the cell stays missing and is tried by the next run)."""
+    if _DEADLINE is not None and time.time() > _DEADLINE:
+        return None
+    try:
+        return run_cell(job)
+    except Exception as error:          # a worker keeps going; the cell stays missing
+        logger.warning("cell %s failed: %r", job[:5], error)
+        return None

@@ -1,0 +1,164 @@
+"""The comparison of the default with its peers: splits, search, cells, paired report."""
+
+import json
+
+import numpy as np
+import pytest
+
+import digraph_askls.experiments._comparison as comparison
+from digraph_askls.experiments._comparison_report import format_comparison, paired_rows
+from digraph_askls.graph import Graph, Split, get_adjacency
+
+
+def _tiny_graph(splits=None):
+    """Three classes of 20 nodes, links mostly within classes, attributes that tell them
+    apart a little."""
+    rng = np.random.default_rng(0)
+    labels = np.arange(60) % 3
+    edges = [(i, j) for i in range(60) for j in range(60)
+             if i != j and rng.random() < (0.2 if labels[i] == labels[j] else 0.02)]
+    adjacency, nodes = get_adjacency(edges, nodelist=list(range(60)))
+    attributes = np.c_[np.eye(3)[labels] + rng.normal(0, 0.8, (60, 3)), rng.random((60, 4))]
+    return Graph(adjacency, labels, nodes, ["a", "b", "c"], name="tiny", features=attributes,
+                 splits=splits)
+
+
+@pytest.mark.parametrize("protocol", ["60/40", "20 per class", "5 per class"])
+def test_every_method_sees_the_same_labelled_nodes_and_peers_validate_on_a_part(protocol):
+    graph = _tiny_graph()
+    tasks = comparison.comparison_tasks(graph, protocol, seed=3)
+    again = comparison.comparison_tasks(graph, protocol, seed=3)
+    assert len(tasks) == 10
+    for task, same in zip(tasks, again):
+        assert task["nodes"] == same["nodes"] and task["seed"] == same["seed"]
+        assert np.intersect1d(task["fit"], task["valid"]).size == 0
+        np.testing.assert_array_equal(np.union1d(task["fit"], task["valid"]), task["labelled"])
+        assert np.intersect1d(task["labelled"], task["test"]).size == 0
+        # every class keeps nodes to fit and nodes to validate on
+        assert set(graph.labels[task["fit"]]) == {0, 1, 2}
+        assert set(graph.labels[task["valid"]]) == {0, 1, 2}
+    if protocol != "60/40":
+        per_class = min(int(protocol.split()[0]), 10)     # classes of 20 give half at most
+        assert np.bincount(graph.labels[tasks[0]["labelled"]]).tolist() == [per_class] * 3
+
+
+def test_the_sealed_draws_are_not_the_development_draws():
+    graph = _tiny_graph()
+    sealed = comparison.comparison_tasks(graph, "20 per class", comparison.SEALED_SEED)
+    development = comparison.comparison_tasks(graph, "20 per class",
+                                              comparison.DEVELOPMENT_SEED)
+    assert comparison.SEALED_SEED != comparison.DEVELOPMENT_SEED
+    assert all(a["nodes"] != b["nodes"] for a, b in zip(sealed, development))
+
+
+def test_fixed_splits_give_their_training_and_validation_nodes_as_labelled():
+    splits = [Split(np.arange(0, 30), np.arange(30, 45), np.arange(45, 60))] * 10
+    tasks = comparison.comparison_tasks(_tiny_graph(splits), "fixed", seed=5)
+    np.testing.assert_array_equal(tasks[0]["labelled"], np.arange(45))
+    np.testing.assert_array_equal(tasks[0]["valid"], np.arange(30, 45))
+    assert len({task["seed"] for task in tasks}) == 10      # one training seed per split
+
+
+def test_the_planetoid_protocol_reads_the_shared_split(shared_datasets):
+    from digraph_askls.datasets import load_dataset
+
+    graph = load_dataset("cora", data_home=shared_datasets, download=False)
+    tasks = comparison.comparison_tasks(graph, "planetoid", data_home=shared_datasets)
+    assert [task["labelled"].size for task in tasks] == [636] * 10
+    assert tasks[0]["fit"].size == 140 and tasks[0]["test"].size == 991
+    assert np.bincount(graph.labels[tasks[0]["fit"]]).tolist() == [20] * 7
+    assert len({task["nodes"] for task in tasks}) == 1
+
+
+def test_an_unknown_protocol_is_refused_with_the_known_ones():
+    with pytest.raises(ValueError, match="unknown protocol 'half'.*planetoid"):
+        comparison.comparison_tasks(_tiny_graph(), "half")
+
+
+def test_the_default_runs_on_the_labelled_nodes(monkeypatch):
+    graph = _tiny_graph()
+    monkeypatch.setitem(comparison._GRAPHS, "tiny", graph)
+    cell = comparison.run_cell(("5 per class", "tiny", "AsK-LS default", 0, 0, None, "cpu"))
+    task = comparison.comparison_tasks(graph, "5 per class", 0)[0]
+    assert cell["n_labelled"] == 15 and cell["n_test"] == task["test"].size
+    assert 0 <= cell["accuracy"] <= 1 and 0 <= cell["estimate"] <= 1
+    assert cell["nodes"] == task["nodes"] and "kernel" in cell["config"]
+    json.dumps(cell)
+
+
+PEERS = ["MLP", "GCN", "GAT", "APPNP", "GCNII", "GraphSAGE", "Dir-GNN", "SGC", "C&S",
+         "label propagation"]
+
+
+@pytest.mark.parametrize("method", PEERS)
+def test_each_peer_searches_its_grid_and_refits(method, monkeypatch):
+    pytest.importorskip("torch")
+    pytest.importorskip("torch_geometric")
+    import digraph_askls.experiments._comparison_peers as peers
+
+    monkeypatch.setitem(peers.TRAINING, "max_epochs", 30)
+    monkeypatch.setitem(peers.TRAINING, "patience", 10)
+    graph = _tiny_graph()
+    task = comparison.comparison_tasks(graph, "20 per class", seed=1)[0]
+    measured = peers.run_peer(graph, "tiny", method, task)
+    assert measured["n_configs"] == len(peers.grid_of(method, "tiny")) <= 8
+    assert measured["config"] in peers.grid_of(method, "tiny")
+    for key in ("accuracy_early", "accuracy_refit", "valid_accuracy"):
+        assert 0 <= measured[key] <= 1
+    if method != "label propagation":
+        assert 1 <= measured["best_epoch"] <= measured["epochs_run"] <= 30
+    # the structure and the attributes separate the classes: better than chance
+    assert measured["accuracy_early"] > 0.4
+
+
+def test_the_published_settings_replace_the_grid_where_the_authors_give_them():
+    import digraph_askls.experiments._comparison_peers as peers
+
+    chameleon = peers.grid_of("Dir-GNN", "chameleon")
+    assert {config["layers"] for config in chameleon} == {5}
+    assert {config["root_weight"] for config in chameleon} == {False}
+    other = peers.grid_of("Dir-GNN", "cora")
+    assert {config["alpha"] for config in other} == {0.0, 0.5, 1.0}
+    assert {config["root_weight"] for config in other} == {True}
+
+
+def test_cells_are_saved_one_by_one_and_a_rerun_measures_only_the_missing(shared_datasets,
+                                                                          tmp_path):
+    pytest.importorskip("torch_geometric")
+    path = tmp_path / "cells.jsonl"
+    options = {"seed": 1, "data_home": shared_datasets, "verbose": False,
+               "graphs": ["texas", "wisconsin"]}
+    first = comparison.run_comparison(path, ["fixed"], ["label propagation"], **options)
+    lines = path.read_text().splitlines()
+    assert first == len(lines) == 20          # 2 graphs of fixed splits, 10 splits each
+    assert comparison.run_comparison(path, ["fixed"], ["label propagation"], **options) == 0
+    cells = comparison.load_cells(path)
+    assert {key[1] for key in cells} == {"texas", "wisconsin"}
+    assert {key[4] for key in cells} == set(range(10))
+
+
+def _cells(default, peer, name="GCN"):
+    return [{"protocol": "60/40", "graph": "cora", "method": method, "split": split,
+             "seed": 1, "accuracy": values[split], "seconds": 1.0}
+            for method, values in (("AsK-LS default", default), (name, peer))
+            for split in range(len(values))]
+
+
+def test_the_paired_verdict_says_behind_when_a_peer_wins_every_split():
+    rng = np.random.default_rng(0)
+    default = 0.80 + rng.normal(0, 0.01, 10)
+    row, = paired_rows(_cells(default, default + 0.03 + rng.normal(0, 0.005, 10)))
+    assert row["verdict"] == "behind" and row["high"] < 0 and row["p"] < 0.01
+
+
+def test_the_paired_verdict_says_level_within_the_noise():
+    rng = np.random.default_rng(1)
+    default = 0.80 + rng.normal(0, 0.01, 10)
+    row, = paired_rows(_cells(default, default + rng.normal(0, 0.02, 10)))
+    assert row["verdict"] == "level" and row["low"] < 0 < row["high"]
+
+
+def test_a_cell_with_fewer_splits_is_marked_and_left_out_of_the_pairs():
+    cells = _cells(np.full(10, 0.8), np.full(4, 0.9))
+    assert paired_rows(cells) == []
+    assert "(4 of 10 †)" in format_comparison(cells, seed=1)
