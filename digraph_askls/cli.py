@@ -155,7 +155,7 @@ _DATA_HOME_HINT = ("point --data-home at the folder that holds the data (or set 
                    "environment variable DIGRAPH_ASKLS_DATA)")
 
 
-def _check_data(rows, key, command, notes):
+def _check_data(rows, key, notes):
     """Raise when no dataset a table asked for could be read; note the missing ones
     when some were read (their rows say "data not available")."""
     missing = {}
@@ -223,7 +223,7 @@ def _command_table(args, notes):
                                         methods=args.methods, per_class=args.per_class,
                                         **options)
         markdown, plot = experiments.format_directed(rows), experiments.plot_directed
-    _check_data(rows, "graph", args.table, notes)
+    _check_data(rows, "graph", notes)
     stem = args.table.replace("-", "_")
     out = _report(stem, rows, markdown, args.out)
     if out is not None:
@@ -239,7 +239,7 @@ def _command_table3(args, notes):
 
     rows = run_table3(args.datasets, n_trials=args.trials, data_home=args.data_home,
                       random_state=args.seed, verbose=not args.quiet)
-    _check_data(rows, "dataset", "table3", notes)
+    _check_data(rows, "dataset", notes)
     out = _report("table3", rows, format_table3(rows), args.out)
     if out is not None:
         try:
