@@ -136,6 +136,9 @@ def predict_command(args, notes):
     graph = load_graph_files(args.edges, args.labels, args.features, header=args.header,
                              undirected=args.undirected)
     labelled = int((graph.labels >= 0).sum())
+    if graph.n_classes < 2:
+        raise ValueError(f"{args.labels}: the labelled nodes hold {graph.n_classes} class "
+                         f"{graph.class_names}; expected at least 2 classes to tell apart")
     attributes = "" if graph.features is None else f", {graph.n_features} attributes"
     print(f"{graph.name}: {graph.n_nodes} nodes, {graph.n_edges} edges, {labelled} "
           f"labelled in {graph.n_classes} classes {graph.class_names[:10]}, "

@@ -12,6 +12,7 @@ import json
 import logging
 import sys
 import warnings
+from contextlib import contextmanager
 
 from ._notes import Notes, held_warnings
 from ._predict_files import add_predict_parser
@@ -80,6 +81,15 @@ def _command_run(args, notes):
     if args.gamma is not None:
         params["gamma"] = args.gamma
     resolved = NodeClassifier(**params)._resolve_preset()
+    unread = None
+    if features is not None and resolved is not None:
+        from .models._candidates import as_recipes
+        from .models._fit_inputs import reads_features
+
+        preset = PRESETS[resolved]
+        if not any(map(reads_features, as_recipes(preset["kernel"], preset["kernel_params"]))):
+            # The preset's kernel reads the structure alone: say so once, not per split.
+            unread, features = features.shape[1], None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SingularSystemWarning)
         results = evaluate_node_classifier(
@@ -106,6 +116,8 @@ def _command_run(args, notes):
         return 0
     n_classes = int(labels.max()) + 1
     attributes = "no attributes" if features is None else f"{features.shape[1]} attributes"
+    if unread is not None:
+        attributes = f"{unread} attributes, not read by the {resolved!r} preset's kernel"
     print(f"{title}: {adjacency.shape[0]} nodes, {adjacency.nnz} edges, {n_classes} classes, "
           f"{attributes}")
     if kind == "fixed":
@@ -137,6 +149,40 @@ def _report(stem, rows, markdown, out_dir):
     (out / f"{stem}.md").write_text(markdown + "\n")
     print(f"written to {out}")
     return out
+
+
+_DATA_HOME_HINT = ("point --data-home at the folder that holds the data (or set the "
+                   "environment variable DIGRAPH_ASKLS_DATA)")
+
+
+def _check_data(rows, key, notes):
+    """Raise when no dataset a table asked for could be read; note the missing ones
+    when some were read (their rows say "data not available")."""
+    missing = {}
+    for row in rows:
+        status = str(row.get("status", ""))
+        if status.startswith("data not available"):
+            missing.setdefault(row[key], status.removeprefix("data not available: "))
+    read = {row[key] for row in rows if not row.get("published") and row[key] not in missing}
+    if not missing:
+        return
+    names = ", ".join(missing)
+    if not read:
+        first = next(iter(missing.values()))
+        raise FileNotFoundError(f"none of the datasets asked for could be read ({names}); "
+                                f"{_DATA_HOME_HINT}. First error: {first}")
+    notes.write(f"note: data not available for {names}, whose rows are empty; "
+                f"{_DATA_HOME_HINT}")
+
+
+@contextmanager
+def _data_home_hint(option="--data-home"):
+    """Add to a missing-data error of a table runner how to point the command at the data."""
+    try:
+        yield
+    except (FileNotFoundError, OSError) as error:
+        raise FileNotFoundError(f"{error}\nOn the command line, "
+                                f"{_DATA_HOME_HINT.replace('--data-home', option)}.") from None
 
 
 def _command_table(args, notes):
@@ -180,6 +226,7 @@ def _command_table(args, notes):
                                         methods=args.methods, per_class=args.per_class,
                                         **options)
         markdown, plot = experiments.format_directed(rows), experiments.plot_directed
+    _check_data(rows, "graph", notes)
     stem = args.table.replace("-", "_")
     out = _report(stem, rows, markdown, args.out)
     if out is not None:
@@ -228,6 +275,7 @@ def _command_table3(args, notes):
 
     rows = run_table3(args.datasets, n_trials=args.trials, data_home=args.data_home,
                       random_state=args.seed, verbose=not args.quiet)
+    _check_data(rows, "dataset", notes)
     out = _report("table3", rows, format_table3(rows), args.out)
     if out is not None:
         try:
@@ -238,12 +286,18 @@ def _command_table3(args, notes):
 
 
 def _command_table1(args, notes):
+    from pathlib import Path
+
     from .datasets import get_data_home
     from .experiments import format_table1, run_table1
     from .linalg import SingularSystemWarning
 
-    corel_dir = args.corel_dir or get_data_home() / "corel1k"
-    with warnings.catch_warnings():
+    if args.corel_dir:
+        corel_dir, option = args.corel_dir, "--corel-dir"
+    else:
+        home = Path(args.data_home).expanduser() if args.data_home else get_data_home()
+        corel_dir, option = home / "corel1k", "--data-home (or --corel-dir)"
+    with warnings.catch_warnings(), _data_home_hint(option):
         # The symmetrised KL kernel is indefinite: some CV folds meet singular systems,
         # which are solved damped.
         warnings.simplefilter("ignore", SingularSystemWarning)
@@ -258,7 +312,7 @@ def _command_table4(args, notes):
     from .experiments import format_table4, run_table4
     from .linalg import SingularSystemWarning
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _data_home_hint():
         # Cross-validation meets singular systems on some folds; they are solved damped.
         warnings.simplefilter("ignore", SingularSystemWarning)
         rows = run_table4(args.datasets, n_trials=args.trials, cv=args.cv,
@@ -266,6 +320,20 @@ def _command_table4(args, notes):
                           verbose=not args.quiet)
     _report("table4", rows, format_table4(rows), args.out)
     return 0
+
+
+def _global_options(after_command):
+    """The options every command takes, before or after its name.
+
+    After the command their default is left out (``SUPPRESS``), so that a value given
+    before the command is not overwritten by the subcommand's default.
+    """
+    parser = argparse.ArgumentParser(add_help=False)
+    group = parser.add_argument_group("global options (before or after the command)")
+    group.add_argument("-v", "--verbose", action="store_true",
+                       default=argparse.SUPPRESS if after_command else False,
+                       help="log the library's progress details (INFO messages) on stderr")
+    return parser
 
 
 def build_parser():
@@ -276,26 +344,42 @@ def build_parser():
                     "SVM for asymmetric kernels: classify the nodes of your own graph "
                     "files, run it on a dataset, reproduce the paper's Tables 1, 3 and 4, "
                     "or build the table of directed graphs.",
-        epilog=EPILOG_MAIN, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+        epilog=EPILOG_MAIN, formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[_global_options(after_command=False)])
     commands = parser.add_subparsers(dest="command", metavar="command", required=True)
+    common = [_global_options(after_command=True)]
 
+    add_predict_parser(commands, dict(formatter_class=argparse.RawDescriptionHelpFormatter,
+                                      parents=common))
     run = commands.add_parser(
-        "run", help="classify the nodes of a dataset over random splits",
-        description="Fit AsK-LS on random train/test splits of a dataset's labelled nodes "
-                    "and report micro- and macro-F1 (mean ± std over the splits).",
-        epilog=EPILOG_RUN, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "run", help="classify the nodes of a dataset on its fixed or random splits",
+        description="Fit AsK-LS on train/test splits of a dataset's labelled nodes and "
+                    "report micro- and macro-F1 (mean ± std over the splits): the splits "
+                    "published with the dataset where it ships them, else random splits "
+                    "of --train-size (see --splits).",
+        epilog=EPILOG_RUN, formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=common)
     run.add_argument("--dataset", default="cora",
                      help="dataset name (see digraph_askls.datasets.list_datasets()) or "
                           "'sbm' for the built-in synthetic graph (default: cora)")
     run.add_argument("--preset", choices=["auto", "none", *sorted(PRESETS)], default="auto",
-                     help="'paper': the authors' protocol (1-hop kernel, gamma=1, stacking); "
-                          "'large': 3 float32 hops and joint stacking on training scores "
-                          "(fewer products, a little less accurate); 'none' and 'auto' "
-                          "(default): the defaults, at any size")
-    run.add_argument("--gamma", type=float, default=None, help="override gamma")
+                     help="'none': no preset, NodeClassifier's own choice: the kernel "
+                          "family, its parameters, gamma and the merge of the two views "
+                          "chosen for the graph by cross-validation on the labelled nodes; "
+                          "'auto' (default): a preset chosen from the graph's size, today "
+                          "none at every size (the choice costs less than a PageRank vote "
+                          "up to 10^8 edges); 'paper': the authors' protocol (in-degree "
+                          "1-hop kernel, gamma=1, 10-fold stacking), no selection; "
+                          "'large': a 3-hop PageRank series in float32, gamma=0.01 and "
+                          "joint stacking on the training scores, no selection (fewer "
+                          "products, a little less accurate)")
+    run.add_argument("--gamma", type=float, default=None,
+                     help="regularisation coefficient of AsK-LS, fixed instead of chosen "
+                          "per graph (or set by the preset)")
     run.add_argument("--trials", type=int, default=10, help="number of splits (default 10)")
-    run.add_argument("--seed", type=int, default=0, help="base seed of the splits")
+    run.add_argument("--seed", type=int, default=0,
+                     help="base seed of the random splits and of the 'sbm' graph "
+                          "(default 0)")
     run.add_argument("--train-size", type=float, default=0.6,
                      help="fraction of labelled nodes used for training (default 0.6)")
     run.add_argument("--data-home", default=None,
@@ -338,15 +422,17 @@ def build_parser():
                "MLP --trials 2\n"
                "  digraph-askls table few-labels --datasets cora chameleon --protocols 20 1% "
                "--trials 3",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=argparse.RawDescriptionHelpFormatter, parents=common)
     table.add_argument("table", choices=["directed", "gnn", "few-labels", "comparison"],
-                       help="which table")
+                       help="which table ('comparison': the default beside its peers, "
+                            "tuned alike, on the sealed draws)")
     table.add_argument("--protocols", nargs="+", default=None,
                        help="'few-labels': labelled nodes per class (e.g. 20) or percentages "
                             "of labelled nodes (e.g. 1%%); default: 5 20 1%% 10%%")
     table.add_argument("--datasets", nargs="+", default=None,
-                       help="dataset names; missing data gives a 'data not available' row "
-                            "(default: all graphs of the table)")
+                       help="dataset names (default: all graphs of the table); missing data "
+                            "gives a 'data not available' row, and an error when no "
+                            "dataset could be read")
     table.add_argument("--few-label-datasets", nargs="*", default=None,
                        help="'gnn': graphs of the few-label regime (default: cora citeseer "
                             "chameleon; none when given without names)")
@@ -375,11 +461,14 @@ def build_parser():
                        help="data folder (default: $DIGRAPH_ASKLS_DATA, then ./datasets, "
                             "then the user cache); nothing is downloaded")
     table.add_argument("--out", default=None,
-                       help="folder for <table>.md, <table>.json and <table>.png")
+                       help="folder for <table>.md, <table>.json and <table>.png "
+                            "('comparison': default docs/results, whose "
+                            "comparison-cells.jsonl holds the measured cells)")
     table.add_argument("--cache", default=None,
                        help="JSON-lines file of measured cells, appended after every split "
                             "(default for 'gnn' and 'few-labels' with --out: "
-                            "<out>/gnn-cells.jsonl, <out>/few_labels-cells.jsonl)")
+                            "<out>/gnn-cells.jsonl, <out>/few_labels-cells.jsonl; for "
+                            "'comparison': <out>/comparison-cells.jsonl)")
     table.add_argument("--recompute", nargs="+", default=None,
                        metavar="METHOD",
                        help="methods measured again even where the cache has them")
@@ -398,16 +487,16 @@ def build_parser():
                     "random 60/40 splits, with the paper's numbers beside ours.",
         epilog="example:\n  digraph-askls table3 --datasets cora citeseer pubmed --trials 10 "
                "--data-home ../shared/datasets --out docs/results",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=argparse.RawDescriptionHelpFormatter, parents=common)
     table3.add_argument("--datasets", nargs="+", default=["cora", "citeseer", "pubmed"],
-                        help="dataset names; missing data gives a 'data not available' row")
+                        help="dataset names; missing data gives a 'data not available' "
+                             "row, and an error when no dataset could be read")
     table3.add_argument("--trials", type=int, default=10,
                         help="number of random 60/40 splits (default 10)")
     table3.add_argument("--seed", type=int, default=0, help="base seed of the splits")
     table3.add_argument("--data-home", default=None,
                         help="data folder (default: $DIGRAPH_ASKLS_DATA, then ./datasets, "
-                             "then the user cache); missing files give a 'data not "
-                             "available' row")
+                             "then the user cache); nothing is downloaded")
     table3.add_argument("--out", default=None, help="folder for table3.md and table3.json")
     table3.add_argument("--quiet", action="store_true", help="no progress bars")
     table3.set_defaults(handler=_command_table3)
@@ -420,16 +509,23 @@ def build_parser():
                     "cross-validation on the training part, beside the paper's.",
         epilog="example:\n  digraph-askls table1 --corel-dir ../shared/datasets/corel1k "
                "--cache-dir /tmp/corel_cache --trials 10 --out docs/results",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=argparse.RawDescriptionHelpFormatter, parents=common)
     table1.add_argument("--corel-dir", default=None,
                         help="folder of the 1000 Corel images (default: <data home>/corel1k)")
-    table1.add_argument("--trials", type=int, default=10)
+    table1.add_argument("--data-home", default=None,
+                        help="data folder holding corel1k/ (default: $DIGRAPH_ASKLS_DATA, "
+                             "then ./datasets, then the user cache)")
+    table1.add_argument("--trials", type=int, default=10,
+                        help="number of random 90/10 per-class splits (default 10)")
     table1.add_argument("--n-components", type=int, default=16,
                         help="GMM components per image (default 16; the paper uses 256)")
     table1.add_argument("--cache-dir", default=None,
                         help="folder caching features, GMMs and KL divergences")
-    table1.add_argument("--cv", type=int, default=10, help="cross-validation folds")
-    table1.add_argument("--seed", type=int, default=0)
+    table1.add_argument("--cv", type=int, default=10,
+                        help="cross-validation folds choosing a, gamma and C (default 10)")
+    table1.add_argument("--seed", type=int, default=0,
+                        help="seed of the image features, the GMMs, their Monte Carlo "
+                             "draws and the splits (default 0)")
     table1.add_argument("--out", default=None, help="folder for table1.md and table1.json")
     table1.add_argument("--quiet", action="store_true", help="no progress bars")
     table1.set_defaults(handler=_command_table1)
@@ -440,12 +536,13 @@ def build_parser():
                     "chosen by cross-validation on the training part, beside the paper's.",
         epilog="example:\n  digraph-askls table4 --datasets heart sonar --trials 10 "
                "--data-home ../shared/datasets --out docs/results",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=argparse.RawDescriptionHelpFormatter, parents=common)
     table4.add_argument("--datasets", nargs="+", default=None,
                         help="UCI tables (default: all eight of the paper)")
     table4.add_argument("--trials", type=int, default=10,
                         help="number of random 60/40 splits (default 10)")
-    table4.add_argument("--cv", type=int, default=10, help="cross-validation folds")
+    table4.add_argument("--cv", type=int, default=10,
+                        help="cross-validation folds choosing gamma and sigma (default 10)")
     table4.add_argument("--seed", type=int, default=0, help="base seed of the splits")
     table4.add_argument("--data-home", default=None,
                         help="data folder (default: $DIGRAPH_ASKLS_DATA, then ./datasets, "
@@ -454,7 +551,6 @@ def build_parser():
     table4.add_argument("--quiet", action="store_true", help="no progress bars")
     table4.set_defaults(handler=_command_table4)
 
-    add_predict_parser(commands, dict(formatter_class=argparse.RawDescriptionHelpFormatter))
     return parser
 
 

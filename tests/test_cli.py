@@ -86,3 +86,105 @@ def test_run_uses_the_fixed_splits_and_attributes_and_names_the_kernel(shared_da
     assert cli.main(["run", "--dataset", "polblogs", "--data-home", str(shared_datasets),
                      "--splits", "fixed", "--quiet"]) == 2
     assert "ships no fixed splits; use --splits random" in capsys.readouterr().err
+
+
+def _subcommands():
+    parser = cli.build_parser()
+    action = next(a for a in parser._actions if a.dest == "command")
+    return parser, action.choices
+
+
+def test_predict_is_listed_first():
+    parser, commands = _subcommands()
+    assert list(commands)[0] == "predict"
+    listed = [line.split()[0] for line in parser.format_help().split("positional arguments:")[1]
+              .splitlines() if line.startswith("    ") and not line.startswith("      ")]
+    assert listed[:2] == ["predict", "run"]
+
+
+def test_verbose_is_taken_before_or_after_the_command():
+    parser = cli.build_parser()
+    assert parser.parse_args(["-v", "run", "--dataset", "sbm"]).verbose is True
+    assert parser.parse_args(["run", "--dataset", "sbm", "-v"]).verbose is True
+    assert parser.parse_args(["table3", "--verbose"]).verbose is True
+    assert parser.parse_args(["run", "--dataset", "sbm"]).verbose is False
+    assert parser.parse_args(["predict", "--edges", "e.csv", "--labels", "l.csv",
+                              "-v"]).verbose is True
+
+
+def test_run_with_verbose_after_the_command(monkeypatch, capsys):
+    monkeypatch.setattr(cli, "_load", _small_graph)
+    assert cli.main(["run", "--dataset", "sbm", "--trials", "1", "--quiet", "-v"]) == 0
+    assert "micro-F1" in capsys.readouterr().out
+
+
+def test_every_command_lists_the_global_options_and_every_option_has_help():
+    _, commands = _subcommands()
+    assert set(commands) == {"predict", "run", "table", "table1", "table3", "table4"}
+    for name, parser in commands.items():
+        assert "-v, --verbose" in parser.format_help(), name
+        for action in parser._actions:
+            assert action.help and action.help.strip(), (name, action.option_strings)
+
+
+def test_run_help_says_which_splits_and_what_each_preset_does():
+    _, commands = _subcommands()
+    text = " ".join(commands["run"].format_help().split())
+    assert "random train/test splits" not in text
+    assert "published with the dataset where it ships them" in text
+    preset = next(a for a in commands["run"]._actions if a.dest == "preset").help
+    assert "the defaults" not in preset
+    for name in ("'none': no preset", "'auto' (default): a preset chosen from the graph",
+                 "'paper': the authors' protocol", "'large': a 3-hop"):
+        assert name in preset
+
+
+def test_run_with_a_preset_that_reads_no_attributes_says_so(shared_datasets, capsys):
+    assert cli.main(["run", "--dataset", "texas", "--data-home", str(shared_datasets),
+                     "--trials", "1", "--preset", "paper", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "1703 attributes, not read by the 'paper' preset's kernel" in captured.out
+    assert "are not read by the kernel" not in captured.err
+
+
+def test_tables_without_any_data_exit_non_zero_naming_the_data_home(tmp_path, capsys):
+    absent = str(tmp_path / "absent")
+    assert cli.main(["table3", "--datasets", "cora", "--trials", "1", "--data-home",
+                     absent, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "none of the datasets asked for could be read (cora)" in err
+    assert "point --data-home at the folder" in err
+    assert cli.main(["table", "directed", "--datasets", "cora", "citeseer", "--trials", "1",
+                     "--methods", "PageRank directed", "--data-home", absent,
+                     "--quiet"]) == 2
+    captured = capsys.readouterr()
+    assert "could be read (cora, citeseer)" in captured.err and "--data-home" in captured.err
+    assert "data not available" not in captured.out       # no empty table
+
+
+def test_a_table_with_some_data_lists_what_is_missing(monkeypatch, capsys):
+    rows = [{"dataset": "cora", "method": "AsK-LS", "micro_f1_mean": 0.8},
+            {"dataset": "nowhere", "status": "data not available: no file"}]
+    monkeypatch.setattr(experiments, "run_table3", lambda *args, **kwargs: rows)
+    monkeypatch.setattr(experiments, "format_table3", lambda rows: "| table |")
+    assert cli.main(["table3", "--datasets", "cora", "nowhere", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "| table |" in captured.out
+    assert "note: data not available for nowhere" in captured.err
+    assert "--data-home" in captured.err
+
+
+def test_table1_and_table4_name_the_option_that_points_at_the_data(monkeypatch, tmp_path,
+                                                                  capsys):
+    assert cli.main(["table1", "--trials", "1", "--corel-dir", str(tmp_path),
+                     "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "Corel-1K image not found" in err and "point --corel-dir at the folder" in err
+
+    def missing(*args, **kwargs):
+        raise FileNotFoundError("dataset 'heart' needs 1 file(s) missing")
+
+    monkeypatch.setattr(experiments, "run_table4", missing)
+    assert cli.main(["table4", "--datasets", "heart", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "needs 1 file(s) missing" in err and "point --data-home at the folder" in err

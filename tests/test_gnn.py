@@ -149,16 +149,23 @@ def test_the_gnn_table_has_both_regimes(tmp_path):
     assert "**4 labels per class**" in markdown and "| tiny | random 60/40 (2) |" in markdown
 
 
-def test_command_line_gnn_table_writes_cells_table_and_figure(tmp_path, capsys):
+def test_command_line_gnn_table_writes_cells_table_and_figure(tmp_path, capsys,
+                                                              shared_datasets):
     pytest.importorskip("matplotlib")
     from digraph_askls import cli
 
     out = tmp_path / "results"
-    assert cli.main(["table", "gnn", "--datasets", "texas", "--few-label-datasets",
-                     "--methods", "AsK-LS default", "--trials", "1", "--data-home",
-                     str(tmp_path), "--out", str(out), "--quiet"]) == 0
-    assert "data not available" in (out / "gnn.md").read_text().lower()
+    options = ["table", "gnn", "--datasets", "texas", "--few-label-datasets", "--methods",
+               "AsK-LS default", "--trials", "1", "--out", str(out), "--quiet"]
+    assert cli.main([*options, "--data-home", str(shared_datasets)]) == 0
+    assert "| texas |" in (out / "gnn.md").read_text()
     assert (out / "gnn.png").stat().st_size > 1000
+    assert "AsK-LS default" in (out / "gnn-cells.jsonl").read_text()
+    # Without any of the data, no empty table: an error that names --data-home.
+    empty = tmp_path / "empty"
+    assert cli.main([*options[:-3], "--out", str(empty), "--quiet", "--data-home",
+                     str(tmp_path / "absent")]) == 2
+    assert "--data-home" in capsys.readouterr().err and not empty.exists()
 
 
 @pytest.mark.parametrize("method", GNN_METHODS)

@@ -257,3 +257,78 @@ def test_a_file_cut_short_or_of_another_format_is_named(tmp_path, capsys, name, 
     assert code == 2 and f"{tmp_path / name}: cannot be read as a table of edges" in message
     assert expected in message, message
     assert not (tmp_path / "out.csv").exists() and _leftovers(tmp_path) == []
+
+
+def _labels_error(tmp_path, capsys, labels_name, labels_text):
+    _write(tmp_path, "edges.csv", EDGES)
+    _write(tmp_path, labels_name, labels_text)
+    code = cli.main(["predict", "--quiet", "--edges", str(tmp_path / "edges.csv"),
+                     "--labels", str(tmp_path / labels_name), "--out",
+                     str(tmp_path / "out.csv")])
+    assert code == 2 and not (tmp_path / "out.csv").exists()
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("edges_name, labels_name, edges_sep, labels_sep", [
+    ("edges.csv", "labels.csv", "\t", "\t"),       # tabs in files named .csv
+    ("edges.tsv", "labels.tsv", ",", ","),         # commas in files named .tsv
+    ("edges.csv", "labels.tsv", ",", ","),
+])
+def test_a_separator_other_than_the_name_says_is_read_as_written(
+        tmp_path, edges_name, labels_name, edges_sep, labels_sep):
+    _write(tmp_path, edges_name, EDGES.replace(",", edges_sep))
+    _write(tmp_path, labels_name, LABELS.replace(",", labels_sep))
+    _write(tmp_path, "features.csv", "node\tf\nalice\t1\ndave\t-1\n")
+    graph = load_graph_files(tmp_path / edges_name, tmp_path / labels_name,
+                             tmp_path / "features.csv")
+    expected = load_graph_files(_write(tmp_path, "e.csv", EDGES),
+                                _write(tmp_path, "l.csv", LABELS))
+    assert graph.node_names == expected.node_names
+    assert graph.class_names == ["blue", "red"]
+    np.testing.assert_array_equal(graph.labels, expected.labels)
+    assert (graph.adjacency != expected.adjacency).nnz == 0
+    assert graph.feature_names == ["f"] and graph.features[:, 0].tolist()[:2] == [1.0, 0.0]
+
+
+def test_a_line_of_another_separator_is_refused_with_its_line(tmp_path, capsys):
+    err = _labels_error(tmp_path, capsys, "labels.csv", "node,label\nalice,red\ndave\tblue\n")
+    assert (f"{tmp_path / 'labels.csv'}:3: expected node, label separated by commas, as the "
+            "file's first line is, got a line separated by tabs: 'dave\\tblue'") in err
+    _write(tmp_path, "labels.csv", LABELS)
+    _write(tmp_path, "edges.csv", "source,target\nalice,bob\nbob\tcarol\n")
+    with pytest.raises(ValueError, match=r"edges.csv:3: expected 2 fields \(source, target"
+                                         r"\[, weight\]\) separated by commas, got 1: 'bob\\tcarol'; "
+                                         r"the line is separated by tabs"):
+        load_graph_files(tmp_path / "edges.csv", tmp_path / "labels.csv")
+    _write(tmp_path, "edges.csv", "alice bob\nbob carol\n")
+    with pytest.raises(ValueError, match=r"edges.csv:1: expected 2 or 3 fields .* separated "
+                                         r"by commas, got 1: \['alice bob'\]; the line is "
+                                         r"separated by blanks"):
+        load_graph_files(tmp_path / "edges.csv", tmp_path / "labels.csv")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("alice\nbob\ndave\n", "expected two columns (node, label) separated by commas, but "
+                           "every row holds one field: there is no label column (first row "
+                           "['alice'])"),
+    ("node\nalice\nbob\n", "there is no label column (first row ['alice'])"),
+    ("node label\nalice red\n", "there is no label column (first row ['node label']; the "
+                                "line is separated by blanks)"),
+    ("node,label\n", "the file holds a header line only (node, label) and no labels"),
+    ("node,label\nalice,\nbob,\n", "no row has a label (every label is blank)"),
+    ("node,label\nalice,red\nbob,red\n", "the labelled nodes hold 1 class ['red']; expected "
+                                         "at least 2 classes"),
+])
+def test_a_labels_file_without_labels_says_why(tmp_path, capsys, text, expected):
+    err = _labels_error(tmp_path, capsys, "labels.csv", text)
+    assert f"{tmp_path / 'labels.csv'}: " in err and expected in err, err
+    assert "at least 2 classes must have labelled nodes" not in err
+
+
+def test_a_parquet_labels_file_without_a_label_column(tmp_path):
+    pytest.importorskip("pyarrow")
+    _write(tmp_path, "edges.csv", EDGES)
+    pd.DataFrame({"node": ["alice", "bob"]}).to_parquet(tmp_path / "labels.parquet")
+    with pytest.raises(ValueError, match=r"expected two columns \(node, label\), got 1: "
+                                         r"\['node'\]; there is no label column"):
+        load_graph_files(tmp_path / "edges.csv", tmp_path / "labels.parquet")

@@ -9,9 +9,10 @@ import logging
 import numpy as np
 from scipy import sparse
 
-from digraph_askls.datasets._tables import (TableError, first_rows, looks_like_header,
-                                            pandas_module, read_table, reading, table_format,
-                                            where)
+from digraph_askls.datasets._tables import (SEPARATOR_NAMES, TableError, first_rows,
+                                            looks_like_header, pandas_module, read_table,
+                                            reading, separator_hint, table_format,
+                                            table_rows, where)
 from digraph_askls.graph import Graph, get_adjacency, get_labels
 from digraph_askls.graph._frames import SOURCE_NAMES, TARGET_NAMES, edge_frame_columns
 
@@ -105,8 +106,10 @@ def read_edges(path, header=None, undirected=False):
     else:
         rows, has_header = _header(path, sep, header, EDGE_NAMES)
         if len(rows[0]) not in (2, 3):
-            raise TableError(f"{path}:1: expected 2 or 3 fields ({what}), got "
-                             f"{len(rows[0])}: {rows[0]}")
+            line = (sep or " ").join(rows[0])
+            raise TableError(f"{path}:1: expected 2 or 3 fields ({what}) separated by "
+                             f"{SEPARATOR_NAMES[sep]}, got {len(rows[0])}: {rows[0]}"
+                             f"{separator_hint(line, sep)}")
         names = ([field.strip() for field in rows[0]] if has_header
                  else ["source", "target", "weight"][:len(rows[0])])
     source, target, weight = edge_frame_columns(pd.DataFrame(columns=names))
@@ -140,14 +143,36 @@ def read_labels(path, header=None):
     pd = pandas_module()
     sep = table_format(path)
     if sep == "parquet":
-        frame, has_header = pd.read_parquet(path).iloc[:, :2], True
+        frame, has_header = pd.read_parquet(path), True
+        if frame.shape[1] < 2:
+            raise TableError(f"{path}: expected two columns (node, label), got "
+                             f"{frame.shape[1]}: {list(map(str, frame.columns))}; there is "
+                             "no label column")
+        frame = frame.iloc[:, :2]
         frame.columns = ["node", "label"]
     else:
-        _, has_header = _header(path, sep, header, LABEL_NAMES)
+        rows, has_header = _header(path, sep, header, LABEL_NAMES)
         frame = read_table(path, sep, ["node", "label"], has_header, ["node", "label"],
                            {1, 2}, "node, label")
+    if frame.empty:
+        held = ("no rows" if sep == "parquet"
+                else f"a header line only ({', '.join(field.strip() for field in rows[0])})")
+        raise TableError(f"{path}: the file holds {held} and no labels; expected a row "
+                         "'node, label' per labelled node")
     frame = _as_text(frame, ["node", "label"])
     _check_present(frame, "node", path, sep, has_header, "a node name")
+    if sep in (",", "\t"):
+        other = "\t" if sep == "," else ","
+        stray = (frame["label"].isna()
+                 & frame["node"].str.contains(other, regex=False).fillna(False)).to_numpy()
+        if stray.any():
+            row = int(np.flatnonzero(stray)[0])
+            raise TableError(f"{where(path, sep, has_header, row)}: expected node, label "
+                             f"separated by {SEPARATOR_NAMES[sep]}, as the file's first "
+                             f"line is, got a line separated by {SEPARATOR_NAMES[other]}: "
+                             f"{frame['node'].iloc[row]!r}")
+    if frame["label"].isna().all():
+        _no_label(path, sep, has_header, rows if sep != "parquet" else None)
     repeated = frame["node"].duplicated().to_numpy()
     if repeated.any():
         row = int(np.flatnonzero(repeated)[0])
@@ -156,6 +181,25 @@ def read_labels(path, header=None):
                          "row per node")
     labelled = frame[frame["label"].notna()]
     return dict(zip(labelled["node"].tolist(), labelled["label"].tolist()))
+
+
+def _no_label(path, sep, has_header, rows):
+    """Raise the error of a labels table whose rows give no label: no label column, or
+    blank labels only."""
+    if sep != "parquet" and all(len(row) < 2 for row in rows[int(has_header):]) \
+            and _one_field_per_line(path, sep):
+        line = rows[int(has_header)] if len(rows) > int(has_header) else rows[0]
+        raise TableError(f"{path}: expected two columns (node, label) separated by "
+                         f"{SEPARATOR_NAMES[sep]}, but every row holds one field: there is "
+                         f"no label column (first row {line}"
+                         f"{separator_hint((sep or ' ').join(line), sep)})")
+    raise TableError(f"{path}: no row has a label (every label is blank); expected a label "
+                     "beside each labelled node, and a blank label or no row for the nodes "
+                     "to predict")
+
+
+def _one_field_per_line(path, sep):
+    return all(len(fields) < 2 for fields in table_rows(path, sep))
 
 
 def read_features(path, header=None):

@@ -12,14 +12,18 @@ import contextlib
 import csv
 import gzip
 import importlib.util
+import logging
 import lzma
 import warnings
 from pathlib import Path
 
-__all__ = ["TableError", "first_rows", "is_number", "line_of_row", "looks_like_header",
-           "read_table", "reading", "table_format"]
+__all__ = ["SEPARATOR_NAMES", "TableError", "first_rows", "is_number", "line_of_row",
+           "looks_like_header", "read_table", "reading", "separator_hint", "table_format",
+           "table_rows"]
 
 _COMPRESSED = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+
+logger = logging.getLogger(__name__)
 
 
 class TableError(ValueError):
@@ -57,18 +61,43 @@ def _fields(line, sep):
     return line.split() if sep is None else next(csv.reader([line], delimiter=sep))
 
 
+#: Names of the field separators, for messages.
+SEPARATOR_NAMES = {",": "commas", "\t": "tabs", None: "blanks"}
+
+
 def table_format(path):
     """``"parquet"``, ``"npz"``, or the field separator of a text table: ``","``,
     ``"\\t"`` or None (runs of blanks), from the suffix (``.csv``, ``.tsv``, ``.tab``,
-    compressed or not: ``.gz``, ``.bz2``, ``.xz``) or else from the first line."""
+    compressed or not: ``.gz``, ``.bz2``, ``.xz``) or else from the first line.
+
+    A first line that holds no separator of its suffix but the other one (tabs in a
+    ``.csv``, commas in a ``.tsv``) gives that other one: the file is read as written,
+    whatever its name says (logged).
+    """
     suffix, _ = _suffix_and_compression(path)
     if suffix in (".parquet", ".pq", ".npz"):
         return "npz" if suffix == ".npz" else "parquet"
     if suffix in (".csv", ".tsv", ".tab"):
-        return "," if suffix == ".csv" else "\t"
+        named = "," if suffix == ".csv" else "\t"
+        other = "\t" if named == "," else ","
+        for _, line in _lines(path):
+            if named not in line and other in line:
+                logger.info("%s: its first line is separated by %s, not %s as its name "
+                            "says: read with %s", path, SEPARATOR_NAMES[other],
+                            SEPARATOR_NAMES[named], SEPARATOR_NAMES[other])
+                return other
+            break
+        return named
     for _, line in _lines(path):
         return "\t" if "\t" in line else "," if "," in line else None
     return ","
+
+
+def table_rows(path, sep):
+    """The fields of every non-blank line of a text table, one list per line (for the
+    error paths: a Python loop over the lines)."""
+    for _, line in _lines(path):
+        yield _fields(line, sep)
 
 
 def first_rows(path, sep, count=2):
@@ -124,8 +153,20 @@ def check_field_counts(path, sep, allowed, what):
     for number, line in _lines(path):
         fields = _fields(line, sep)
         if len(fields) not in allowed:
-            raise TableError(f"{path}:{number}: expected {counts} fields ({what}), got "
-                             f"{len(fields)}: {line[:120]!r}")
+            raise TableError(f"{path}:{number}: expected {counts} fields ({what}) "
+                             f"separated by {SEPARATOR_NAMES[sep]}, got {len(fields)}: "
+                             f"{line[:120]!r}{separator_hint(line, sep)}")
+
+
+def separator_hint(line, sep):
+    """``"; the line is separated by tabs"`` when ``line`` holds another separator than
+    ``sep`` (a file named ``.csv`` written with tabs, or lines of mixed separators)."""
+    for other in (",", "\t"):
+        if other != sep and other in line and (sep is None or sep not in line):
+            return f"; the line is separated by {SEPARATOR_NAMES[other]}"
+    if sep is not None and sep not in line and len(line.split()) > 1:
+        return "; the line is separated by blanks"
+    return ""
 
 
 @contextlib.contextmanager

@@ -39,6 +39,10 @@ def _measure(make, method, graph, split, valid, name):
     with warnings.catch_warnings():
         # Some training systems of AsK-LS are singular; they are solved damped, on purpose.
         warnings.simplefilter("ignore", SingularSystemWarning)
+        # The walk and link-profile columns read the structure alone on purpose, on the
+        # same inputs (and so the same folds) as the others.
+        warnings.filterwarnings("ignore", message=".* are not read by the kernel",
+                                category=UserWarning)
         results = evaluate_node_classifier(
             make_and_keep, graph.adjacency, graph.labels, splits=[split],
             valid=None if valid is None else [valid], features=graph.features,

@@ -38,13 +38,15 @@ def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None, columns=N
           and the column named ``weight`` (the argument), or ``columns=``; a frame of
           two or three columns with other names is read in order (source, target,
           weight);
+        * a :class:`~digraph_askls.graph.Graph` (what the dataset loaders return): its
+          adjacency, its nodes named ``graph.node_names``;
         * an object with an ``edge_index`` of shape (2, E) (sources, targets) and
           ``num_nodes``, such as a PyTorch Geometric ``Data``, with its
           ``edge_weight`` when it has one; tensors are read through their ``numpy()``
           method, torch is not imported. Its nodes are ``0, ..., num_nodes - 1``.
     nodelist : sequence of hashables, optional
-        Node order of the rows and columns. Without duplicates. For a networkx graph it
-        must hold exactly the graph's nodes; for an edge list it must hold every node of
+        Node order of the rows and columns. Without duplicates. For a networkx graph or
+        a ``Graph`` it must hold exactly the graph's nodes; for an edge list it must hold every node of
         the edges and may add isolated nodes; for a matrix it names the ``n`` rows.
     weight : str or None, default="weight"
         Edge attribute holding the weight of a networkx graph. ``None`` makes every edge
@@ -63,7 +65,8 @@ def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None, columns=N
         Float64, canonical (sorted indices, duplicate edges summed, no stored zeros:
         an edge of weight 0 is no edge), ``adjacency[i, j]`` = weight of ``i -> j``.
     nodes : list
-        The node of each row. Without ``nodelist``: the graph's node order for networkx,
+        The node of each row. Without ``nodelist``: the graph's node order for networkx
+        (``node_names`` for a ``Graph``),
         ``0, ..., n - 1`` for matrices, ``edge_index`` objects and integer edge lists
         with ``n_nodes``, and the order of first appearance (source before target, edge
         by edge) otherwise, for edge lists and DataFrames alike.
@@ -97,9 +100,22 @@ def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None, columns=N
     >>> frame_adjacency, frame_nodes = get_adjacency(frame)
     >>> frame_nodes, (frame_adjacency != adjacency).nnz
     (['a', 'b', 'c'], 0)
+
+    The graphs of :func:`digraph_askls.datasets.load_dataset` are read as they are:
+
+    >>> from digraph_askls.graph import Graph
+    >>> graph = Graph(adjacency, [0, -1, 1], nodes, ["x", "y"])
+    >>> get_adjacency(graph)[1], get_adjacency(graph, nodelist=["c", "b", "a"])[0].toarray()
+    (['a', 'b', 'c'], array([[0., 0., 0.],
+           [1., 0., 0.],
+           [2., 1., 0.]]))
     """
+    from digraph_askls.graph._graph import Graph
+
     nodelist = _check_nodelist(nodelist)
-    if isinstance(graph, nx.Graph):
+    if isinstance(graph, Graph):
+        adjacency, nodes = _from_graph(graph, nodelist)
+    elif isinstance(graph, nx.Graph):
         adjacency, nodes = _from_networkx(graph, nodelist, weight)
     elif sparse.issparse(graph):
         adjacency, nodes = _from_matrix(sparse.csr_array(graph), nodelist)
@@ -114,8 +130,9 @@ def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None, columns=N
     else:
         raise TypeError(
             "graph must be a networkx graph, a sparse matrix, a numpy array or an edge "
-            "list (list of pairs or triples), a pandas DataFrame of edges, or an object "
-            f"with edge_index and num_nodes, got {type(graph).__name__}"
+            "list (list of pairs or triples), a pandas DataFrame of edges, a "
+            "digraph_askls.graph.Graph, or an object with edge_index and num_nodes, got "
+            f"{type(graph).__name__}"
         )
     if n_nodes is not None and adjacency.shape[0] != n_nodes:
         raise ValueError(f"n_nodes={n_nodes} but the graph has {adjacency.shape[0]} nodes")
@@ -158,6 +175,19 @@ def _from_networkx(graph, nodelist, weight):
         graph, nodelist=nodelist, weight=weight, dtype=np.float64, format="csr"
     )
     return sparse.csr_array(adjacency), nodelist
+
+
+def _from_graph(graph, nodelist):
+    """The adjacency of a ``Graph`` in its own node order, or in ``nodelist``'s."""
+    if nodelist is None or nodelist == graph.node_names:
+        return graph.adjacency, list(graph.node_names)
+    from digraph_askls.graph._index import NodeIndex
+
+    if len(nodelist) != graph.n_nodes:
+        raise ValueError(f"nodelist must hold exactly the {graph.n_nodes} nodes of the "
+                         f"Graph (graph.node_names), got {len(nodelist)} nodes")
+    rows = NodeIndex(graph.node_names).positions(nodelist)
+    return graph.adjacency[rows][:, rows], nodelist
 
 
 def _from_matrix(matrix, nodelist):

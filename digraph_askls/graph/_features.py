@@ -103,6 +103,51 @@ def get_features(features, nodes, graph=None):
     return check_features(features, len(nodes))
 
 
+def numeric_node_attributes(graph, exclude=()):
+    """Names of the node attributes that could be features: held by every node of a
+    networkx graph as a float or a vector of numbers (``features=name`` reads them).
+
+    Integer and boolean scalars are left out (identifiers, years, class codes, flags),
+    and so are the names in ``exclude``. An ``edge_index`` graph (a PyTorch Geometric
+    ``Data``) gives ``["x"]`` when it holds an ``x``. Other graphs give ``[]``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from digraph_askls.graph._features import numeric_node_attributes
+    >>> graph = nx.DiGraph([("a", "b")])
+    >>> nx.set_node_attributes(graph, {"a": [1.0, 0.0], "b": [0.0, 2.0]}, "x")
+    >>> nx.set_node_attributes(graph, {"a": 1999, "b": 2004}, "year")
+    >>> numeric_node_attributes(graph)
+    ['x']
+    """
+    import networkx as nx
+
+    if is_edge_index_graph(graph):
+        return ["x"] if getattr(graph, "x", None) is not None and "x" not in exclude else []
+    if not isinstance(graph, nx.Graph) or graph.number_of_nodes() == 0:
+        return []
+    first = next(iter(graph.nodes.values()))
+    names = [name for name in first if name not in exclude and _is_numeric(first[name])]
+    return [name for name in names
+            if all(name in data and _is_numeric(data[name]) for data in graph.nodes.values())]
+
+
+def _is_numeric(value):
+    """Whether a node attribute is a float or a non-empty vector of numbers."""
+    if isinstance(value, (float, np.floating)):
+        return True
+    if sparse.issparse(value):
+        return value.dtype.kind in "biuf"
+    if isinstance(value, (list, tuple, np.ndarray)):
+        try:
+            array = np.asarray(value)
+        except ValueError:            # ragged
+            return False
+        return array.ndim == 1 and array.size > 0 and array.dtype.kind in "biuf"
+    return False
+
+
 def _from_object_attribute(name, graph):
     value = getattr(graph, name, None)
     if value is None:
@@ -114,6 +159,12 @@ def _from_object_attribute(name, graph):
 def _from_node_attribute(name, nodes, graph):
     import networkx as nx
 
+    from digraph_askls.graph._graph import Graph
+
+    if isinstance(graph, Graph):
+        raise TypeError(f"features={name!r} names a node attribute, but a Graph holds its "
+                        "node attributes in graph.features (fit uses them by default): "
+                        "pass an array in node order, or features=False for none")
     if not isinstance(graph, nx.Graph):
         raise TypeError(f"features={name!r} names a node attribute, which needs a networkx "
                         f"graph or an object with edge_index (and the attribute); got a "

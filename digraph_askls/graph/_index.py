@@ -108,6 +108,11 @@ class NodeIndex:
             except TypeError:
                 raise TypeError(f"node names must be hashable, got {node!r}") from None
             if position is None:
-                raise ValueError(f"node {node!r} is not in the fitted graph ({n} nodes)")
+                hint = ""
+                if isinstance(node, (int, np.integer)) and not isinstance(node, bool):
+                    hint = (f"; nodes are named (e.g. {self.nodes[0]!r}), not numbered: "
+                            "pass names, or no nodes for all of them in node order")
+                raise ValueError(f"node {node!r} is not in the fitted graph ({n} nodes)"
+                                 f"{hint}")
             positions.append(position)
         return np.asarray(positions, dtype=np.int64)

@@ -10,14 +10,17 @@ from sklearn.exceptions import DataConversionWarning
 __all__ = ["get_labels"]
 
 
-def get_labels(labels, nodes):
+def get_labels(labels, nodes, graph=None):
     """Encode node labels as integers aligned with ``nodes``.
 
     Parameters
     ----------
-    labels : mapping or array-like
+    labels : mapping, array-like or str
         Either a mapping ``node -> label`` (nodes absent from it are unlabelled), or a
-        sequence of length ``len(nodes)`` giving the label of each node in order.
+        sequence of length ``len(nodes)`` giving the label of each node in order, or
+        the name of a node attribute of the networkx ``graph`` (nodes without the
+        attribute are unlabelled), or of an attribute of an ``edge_index`` graph holding
+        one label per node (a PyTorch Geometric ``Data``'s ``"y"``).
         Labels may be any hashables: integers, strings, tuples. **Unlabelled** nodes are
         marked by ``None``, by absence from a mapping, or by a negative integer (``-1``;
         also ``-1.0`` in a float array of whole numbers). NaN is *not* a mark of an
@@ -27,6 +30,8 @@ def get_labels(labels, nodes):
         A column vector ``(n, 1)`` is flattened with a ``DataConversionWarning``.
     nodes : sequence of hashables
         The node order, as returned by :func:`get_adjacency`.
+    graph : networkx.Graph or edge_index graph, optional
+        The graph an attribute name refers to.
 
     Returns
     -------
@@ -41,8 +46,10 @@ def get_labels(labels, nodes):
     ValueError
         If a sequence has the wrong length or shape, a mapping names unknown nodes, or a
         label is NaN, infinite or a non-whole float.
+        If ``labels`` names an attribute that no node has.
     TypeError
-        If ``labels`` is neither a mapping nor a sequence, or a label is unhashable.
+        If ``labels`` is neither a mapping nor a sequence, or a label is unhashable, or
+        it is an attribute name without a networkx (or ``edge_index``) graph.
 
     Examples
     --------
@@ -58,8 +65,18 @@ def get_labels(labels, nodes):
     Traceback (most recent call last):
     ...
     ValueError: labels must not be NaN (node 'b'): mark unlabelled nodes with -1 or None
+
+    Labels held as a node attribute of a networkx graph:
+
+    >>> import networkx as nx
+    >>> graph = nx.DiGraph([("a", "b"), ("b", "c")])
+    >>> nx.set_node_attributes(graph, {"a": "red", "c": "blue"}, "colour")
+    >>> get_labels("colour", list(graph), graph)
+    (array([ 1, -1,  0]), ['blue', 'red'])
     """
     nodes = list(nodes)
+    if isinstance(labels, str):
+        labels = _from_attribute(labels, nodes, graph)
     if isinstance(labels, Mapping):
         index = {node: i for i, node in enumerate(nodes)}
         unknown = [node for node in labels if node not in index]
@@ -73,8 +90,9 @@ def get_labels(labels, nodes):
             values[index[node]] = label
     elif isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__"):
         raise TypeError(
-            "labels must be a mapping node -> label or a sequence with one label per "
-            f"node, got {type(labels).__name__}"
+            "labels must be a mapping node -> label, a sequence with one label per "
+            "node, or the name of a node attribute of a networkx graph, got "
+            f"{type(labels).__name__}"
         )
     else:
         values = _as_list(labels, nodes)
@@ -158,3 +176,29 @@ def _class_names(values):
         return sorted(distinct)
     except TypeError:
         return distinct
+
+
+def _from_attribute(name, nodes, graph):
+    """The labels an attribute name refers to: a dict node -> label for a networkx graph,
+    the attribute's array for an ``edge_index`` graph."""
+    import networkx as nx
+
+    from digraph_askls.graph._edge_index import as_numpy, is_edge_index_graph
+
+    if isinstance(graph, nx.Graph):
+        values = {node: data[name] for node, data in graph.nodes(data=True) if name in data}
+        if not values:
+            held = sorted({str(key) for _, data in graph.nodes(data=True) for key in data})
+            raise ValueError(f"labels={name!r} names a node attribute that no node of the "
+                             f"graph holds; the nodes hold {held[:10] or 'no attribute'}")
+        return values
+    if is_edge_index_graph(graph):
+        value = getattr(graph, name, None)
+        if value is None:
+            raise ValueError(f"labels={name!r} names an attribute that the "
+                             f"{type(graph).__name__} does not hold (or holds None)")
+        return as_numpy(value)
+    raise TypeError(f"labels={name!r} names a node attribute, which needs a networkx graph "
+                    "(or an object with edge_index and the attribute); got a graph of type "
+                    f"{type(graph).__name__}: pass the labels as a dict node -> label or "
+                    "one label per node instead")

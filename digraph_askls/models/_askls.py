@@ -86,9 +86,13 @@ class AsKLSClassifier(_KernelLSClassifier):
     intercept_ : ndarray of shape (2,) or (n_classes, 2)
         ``[b1, b2]``.
     solver_result_ : SolverResult
-    n_iter_ : int
-        Iterations of the solve on the full training set (0 for a direct solve).
         Diagnostics of the solve on the full training set.
+    n_iter_ : int
+        Iterations of the iterative solver on the full training set (at most
+        ``max_iter``); a direct solve (a dense factorisation, or the decomposition of the
+        leave-one-out merges) counts as 1, so it is at least 1 after every fit, as
+        scikit-learn expects of an estimator with ``max_iter``. ``solver_result_.n_iter``
+        keeps the solver's own count (0 for a direct solve).
 
     Examples
     --------
@@ -150,7 +154,7 @@ class AsKLSClassifier(_KernelLSClassifier):
         residual = (np.linalg.norm(R - system.matmat(x), axis=0)
                     / np.maximum(np.linalg.norm(R, axis=0), 1e-300))
         self.solver_result_ = SolverResult(x, 0, 0, residual, "spectral")
-        self.n_iter_ = 0
+        self.n_iter_ = 1            # one decomposition, as a direct solve counts
         self._set_coefficients(intercepts, dual)
         self.stack_folds_ = [(np.arange(K.shape[0]), intercepts, dual)]
         self._fit_stackers(scores.transpose(1, 0, 2), codes, Y)

@@ -197,7 +197,7 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
                               "solution instead", SingularSystemWarning, stacklevel=3)
         intercepts, dual, result = self._solve(K, Y)
         self.solver_result_ = result
-        self.n_iter_ = result.n_iter
+        self.n_iter_ = max(1, int(result.n_iter))   # a direct solve counts as one
         self._set_coefficients(intercepts, dual)
         if self._stacking():
             self._fit_stacking(K, codes, Y, result.x, full=(intercepts, dual))

@@ -34,7 +34,8 @@ class LSSVMClassifier(_KernelLSClassifier):
     intercept_ : float or ndarray of shape (n_classes,)
     solver_result_ : SolverResult
     n_iter_ : int
-        Iterations of the solve on the full training set (0 for a direct solve).
+        Iterations of the iterative solver on the full training set; a direct solve
+        counts as 1 (``solver_result_.n_iter`` keeps the solver's own count, 0).
 
     Examples
     --------

@@ -38,9 +38,19 @@ def fitted_features(features, values):
 
 
 def _grown_features(classifier, features, nodes, graph):
+    from ..graph import Graph
+
     name, n_columns = getattr(classifier, "_fitted_features", (None, None))
-    if features is None and name is not None:
+    if features is False:
+        features = None
+        if n_columns is not None:
+            raise ValueError(f"the model was fitted with node features ({n_columns} "
+                             "columns): features=False leaves the grown graph's kernel "
+                             "without them; pass features= for every node of the grown graph")
+    elif features is None and name is not None:
         features = name
+    elif features is None and isinstance(graph, Graph) and n_columns is not None:
+        features = graph.features      # None when it has none: the error below says so
     if n_columns is None:
         if features is not None:
             raise ValueError("the model was fitted without node features, so the grown "
@@ -81,7 +91,8 @@ def grown_views(classifier, nodes, graph, features=None, weight="weight"):
     features : optional
         Node attributes of every node of ``graph``, in any form ``fit`` takes; needed
         when the fit had attributes (an attribute name given to ``fit`` is read again
-        when this is None). A node without attributes has a row of zeros.
+        when this is None, and so are the features of a grown ``Graph``). A node
+        without attributes has a row of zeros.
     weight : str or None
         Edge attribute of the weights, as in ``fit``.
 

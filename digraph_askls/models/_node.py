@@ -225,42 +225,74 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             config.update(PRESETS[preset])
         return config
 
-    def fit(self, graph, labels, *, features=None, nodelist=None, weight="weight"):
+    def fit(self, graph, labels=None, *, features=None, nodelist=None, weight="weight"):
         """Fit on the labelled nodes of ``graph``.
 
         Parameters
         ----------
-        graph : networkx.DiGraph, edge list, sparse matrix or ndarray
-            Anything :func:`digraph_askls.graph.get_adjacency` takes (row = source).
-        labels : array-like of shape (n_nodes,) or dict
+        graph : Graph, networkx.DiGraph, edge list, sparse matrix or ndarray
+            Anything :func:`digraph_askls.graph.get_adjacency` takes (row = source),
+            including the :class:`~digraph_askls.graph.Graph` that
+            :func:`~digraph_askls.datasets.load_dataset` returns, whose labels and
+            features are used unless ``labels`` and ``features`` are given.
+        labels : array-like of shape (n_nodes,), dict or str, optional
             Class of each node, ``-1`` for unlabelled nodes; or a dict node -> class
-            (nodes missing from the dict are unlabelled).
-        features : array-like, sparse matrix, pandas.DataFrame or str, optional
+            (nodes missing from the dict are unlabelled); or the name of a node
+            attribute of a networkx graph holding each node's class (nodes without it
+            are unlabelled). Optional for a ``Graph``: its ``labels`` (class codes, so
+            that predictions are codes too; ``graph.class_names[code]`` names them).
+        features : array-like, sparse matrix, pandas.DataFrame, str or False, optional
             Node attributes: an array of shape (n_nodes, n_features) in node order, a
             DataFrame indexed by node name, or the name of a networkx node attribute
-            holding a vector (see :func:`digraph_askls.graph.get_features`).
+            holding a vector (see :func:`digraph_askls.graph.get_features`). None (the
+            default): a ``Graph``'s own features, none for other graphs. ``False``:
+            none, the structure alone. A ``UserWarning`` tells when the graph carries
+            attributes that the fit does not read (numeric node attributes not named
+            here, or features that the chosen kernel ignores); ``features=False``
+            silences it.
         nodelist, weight
             As in :func:`digraph_askls.graph.get_adjacency`.
 
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import networkx as nx
+        >>> from digraph_askls import NodeClassifier
+        >>> from digraph_askls.graph import Graph, get_adjacency, get_labels
+        >>> edges = [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (2, 3)]
+        >>> adjacency, nodes = get_adjacency(edges)
+        >>> labels, names = get_labels([0, 0, -1, 1, 1, -1], nodes)
+        >>> graph = Graph(adjacency, labels, nodes, names, features=np.eye(6)[[0, 0, 0, 1, 1, 1]])
+        >>> NodeClassifier(merge="average").fit(graph).predict().tolist()
+        [0, 0, 0, 1, 1, 1]
+
+        Labels held as a node attribute, the structure alone:
+
+        >>> digraph = nx.DiGraph(edges)
+        >>> nx.set_node_attributes(digraph, {0: "a", 1: "a", 3: "b", 4: "b"}, "club")
+        >>> clf = NodeClassifier(kernel="ppr", gamma=0.01, merge="average")
+        >>> clf.fit(digraph, "club", features=False).predict([2, 5]).tolist()
+        ['a', 'b']
         """
-        from ..graph import get_adjacency, get_features, get_labels
+        from ._fit_inputs import read_fit_inputs, warn_unread_features
 
         self._validate_params()
-        adjacency, nodes = get_adjacency(graph, nodelist=nodelist, weight=weight)
-        given, features = features, get_features(features, nodes, graph)
+        inputs = read_fit_inputs(graph, labels, features, nodelist, weight)
+        adjacency, nodes, features = inputs.adjacency, inputs.nodes, inputs.features
         self.preset_ = self._resolve_preset()
         config = self._config(self.preset_)
-        codes, classes = get_labels(labels, nodes)
+        codes, classes = inputs.codes, inputs.classes
         train = np.flatnonzero(codes >= 0)
         if np.unique(codes[train]).size < 2:
             raise ValueError(f"at least 2 classes must have labelled nodes, got "
                              f"{np.unique(codes[train]).size}")
         self.nodes_ = list(nodes)
         self._node_index = NodeIndex(self.nodes_)
-        self._fitted_features, self._weight = fitted_features(given, features), weight
+        self._fitted_features, self._weight = fitted_features(inputs.given, features), weight
         self.train_nodes_ = train
         if _same(config["kernel"], "auto"):
             if config["kernel_params"] is not None:
@@ -272,6 +304,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
                                           np.bincount(codes[train])[np.unique(codes[train])])))
         else:
             recipes = as_recipes(config["kernel"], config["kernel_params"])
+        warn_unread_features(inputs, recipes, graph, labels)
         gammas = None if _same(config["gamma"], "auto") else config["gamma"]
         params = dict(solver=self.solver, merge=config["merge"],
                       regularization=config["regularization"], n_folds=config["n_folds"],
@@ -329,8 +362,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         features : optional
             With ``graph``: the node attributes of every node of the grown graph, as
             ``fit`` takes them (needed when the fit had attributes; an attribute name
-            given to ``fit`` is read again by default). A node with no attributes
-            has a row of zeros.
+            given to ``fit`` is read again by default, and a grown
+            :class:`~digraph_askls.graph.Graph` brings its own). A node with no
+            attributes has a row of zeros.
 
         Examples
         --------
