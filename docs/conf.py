@@ -5,11 +5,14 @@ The notebooks are shown with the outputs they were committed with: nothing is ex
 """
 
 import re
+import sys
 from pathlib import Path
 
-import digraph_askls
-
 HERE = Path(__file__).resolve().parent
+# Document the checkout being built, whichever copy of the library is installed.
+sys.path.insert(0, str(HERE.parent))
+
+import digraph_askls  # noqa: E402
 
 project = "digraph_askls"
 author = "the digraph_askls developers"

@@ -1,7 +1,9 @@
-"""The documentation site: it builds without a warning, and its API reference is complete."""
+"""The documentation: the site builds without a warning, its API reference is complete, and
+the README's examples run as shown."""
 
 import ast
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +68,29 @@ def test_the_site_builds_without_a_warning(tmp_path):
         assert (html / page).is_file(), page
     # The notebooks are shown from their committed outputs, never run by the build.
     assert "mode: full" in (html / "examples" / "01_quickstart.html").read_text()
+
+
+def _blocks(language):
+    text = (REPO / "README.md").read_text()
+    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
+
+
+def test_the_readme_s_ten_lines_print_what_their_comments_say():
+    (code,) = _blocks("python")
+    assert len([line for line in code.splitlines() if line.strip()]) <= 12
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    printed = done.stdout.splitlines()
+    assert printed[:3] == ["['a' 'b']", "SmoothedAttributeKernel() 0.1", "1.0"]
+
+
+def test_the_readme_s_files_are_those_the_predict_command_is_tested_on():
+    constants = {}
+    for node in ast.parse((REPO / "tests" / "test_predict_command.py").read_text()).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") in (
+                "EDGES", "LABELS"):
+            constants[node.targets[0].id] = ast.literal_eval(node.value)
+    (shell,) = [block for block in _blocks("bash") if "digraph-askls predict" in block]
+    assert f"cat > edges.csv <<'EOF'\n{constants['EDGES']}EOF" in shell
+    assert f"cat > labels.csv <<'EOF'\n{constants['LABELS']}EOF" in shell
