@@ -47,6 +47,8 @@ numpydoc_validation_checks = set()
 # Notebooks: rendered from their committed outputs, never run at build time.
 nb_execution_mode = "off"
 nb_merge_streams = True
+# Tables that the notebooks display as markdown are drawn as tables.
+nb_render_markdown_format = "myst"
 myst_enable_extensions = ["dollarmath", "colon_fence"]
 myst_heading_anchors = 3
 
@@ -57,7 +59,11 @@ html_css_files = ["custom.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
-    "secondary_sidebar_items": ["page-toc"],
+    # The notebooks' code and figures get the right-hand column too: no page outline there.
+    "secondary_sidebar_items": {
+        pattern: ["page-toc"] for pattern in ("*", "guide/*", "api/*", "api/generated/*",
+                                              "tables/*")
+    },
 }
 html_show_sourcelink = False
 
