@@ -71,7 +71,7 @@ html_show_sourcelink = False
 # A file that a checkout does not hold yet (the comparison with graph neural networks is
 # written by ``digraph-askls table comparison --out docs/results``) makes its page say how
 # to produce it, instead of failing the build.
-_INCLUDE = re.compile(r"```\{include\} \.\./results/(?P<name>[\w.-]+)\n```")
+_INCLUDE = re.compile(r"```\{include\} \.\./results/(?P<name>[\w.-]+)\n(?::.*\n)*```")
 
 
 def _missing_results(app, docname, source):
