@@ -7,7 +7,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..linalg import AsKLSSystem, SolverResult
 from ._base import _KernelLSClassifier
-from ._folds import decompose
+from ._training import decompose
 from ._stackers import softmax_rows, view_logits
 
 __all__ = ["AsKLSClassifier"]

@@ -12,13 +12,12 @@ from ..graph._index import NodeIndex
 from ..kernels import GraphKernel, restrict_kernel
 from ._askls import MERGES
 from ._checks import SHARED_CONSTRAINTS
-from ._candidates import as_recipes, default_kernels
 from ._new_nodes import fitted_features, grown_views
 from ._persistence import lean_state
-from ._selection import select_kernel
 from ._train_scores import predict_from_scores
 from ._views import KernelViews
-from ._folds import node_keys
+from .selection import (DEFAULT_POLICY, FitSettings, SelectionPolicy, as_recipes,
+                        default_kernels, node_keys, select_kernel)
 
 __all__ = ["NodeClassifier", "PRESETS"]
 
@@ -51,14 +50,14 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     predicts the others from ``K(test, train)`` (source view) and ``K(train, test)``
     (target view). By default the kernel *family*, its parameters, ``gamma`` and the
     merge of the two views are chosen for each graph by cross-validation on the
-    labelled nodes (:mod:`~digraph_askls.models._selection`): a walk kernel for graphs
+    labelled nodes (:mod:`~digraph_askls.models.selection`): a walk kernel for graphs
     whose links join nodes of a class (citations), a link-profile kernel for graphs
     whose links are not votes (web pages, Wikipedia), and the attributes propagated over
     the graph when there are features (see ``kernel``); with few labelled nodes per
     class, candidates with fewer weights to learn join them. Every candidate is judged
     on the same stratified folds, from one SVD of its training kernel or, for a walk
     kernel, from one solve of all folds whose products also score every node
-    (:mod:`~digraph_askls.models._folds`); ``selection_["accuracy"]`` is the held-out
+    (:mod:`~digraph_askls.models.selection._engines`); ``selection_["accuracy"]`` is the held-out
     accuracy of the fitted model. Nothing large is densified.
 
     Parameters
@@ -104,10 +103,10 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     n_folds : int, default=20
         At most this many folds judge the candidates: the labelled nodes of each class are
         dealt into as many folds as the median class has labelled nodes, at most
-        ``n_folds`` (see :func:`~digraph_askls.models._folds.make_folds`); a walk
-        kernel's folds are joined into fewer where its steps would cost more than
-        :data:`~digraph_askls.models._engines.WALK_STEP_BUDGET`, and into two where the median
-        class has more than 50 labelled nodes.
+        ``n_folds`` (see :func:`~digraph_askls.models.selection._folds.make_folds`); a
+        walk kernel's folds are joined into fewer where its steps would cost more than
+        the policy's ``walk_step_budget``, and into two where the median class has more
+        than ``few_labels_per_class`` (50) labelled nodes.
     kernel_params : dict, optional
         Parameters of a kernel given by name. The walk kernels (``"ppr"``, ``"ppr_in"``,
         ``"ppr_out"``) hop in float32 unless ``dtype`` is given here: the rounding is far
@@ -125,6 +124,13 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     verbose : bool, default=False
         Show the long steps of the fit (a walk kernel's steps on large graphs) in
         progress bars.
+    preconditioner : {"auto", None, "jacobi", "ilu"}, default="auto"
+        Preconditioner of the iterative solvers (see
+        :func:`digraph_askls.linalg.solve_system`).
+    policy : SelectionPolicy, optional
+        The thresholds of the selection (labels per class that count as few, the size
+        of a large graph, the most labelled nodes decomposed ...); None: the library's
+        (:class:`~digraph_askls.models.selection.SelectionPolicy`).
 
     Attributes
     ----------
@@ -187,12 +193,15 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         "preset": [StrOptions({"auto", *PRESETS}), None],
         "operator": [callable, None],
         "verbose": ["verbose"],
+        "preconditioner": [StrOptions({"auto", "jacobi", "ilu"}), None],
+        "policy": [SelectionPolicy, None],
         **{key: value for key, value in SHARED_CONSTRAINTS.items() if key != "gamma"},
     }
 
     def __init__(self, kernel="auto", gamma="auto", merge="auto", solver="auto",
                  preset="auto", regularization="auto", n_folds=20, kernel_params=None,
-                 tol=1e-4, max_iter=None, random_state=None, operator=None, verbose=False):
+                 tol=1e-4, max_iter=None, random_state=None, operator=None, verbose=False,
+                 preconditioner="auto", policy=None):
         self.kernel = kernel
         self.gamma = gamma
         self.merge = merge
@@ -206,6 +215,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         self.random_state = random_state
         self.operator = operator
         self.verbose = verbose
+        self.preconditioner = preconditioner
+        self.policy = policy
 
     def _resolve_preset(self):
         """The preset in effect (``"auto"`` resolved)."""
@@ -262,6 +273,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         self._node_index = NodeIndex(self.nodes_)
         self._fitted_features, self._weight = fitted_features(given, features), weight
         self.train_nodes_ = train
+        policy = DEFAULT_POLICY if self.policy is None else self.policy
         if _same(config["kernel"], "auto"):
             if config["kernel_params"] is not None:
                 raise ValueError("kernel_params set the parameters of a kernel given by name; "
@@ -269,22 +281,23 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
                                  "kernel recipes such as WalkKernel(alpha=0.8)")
             recipes = default_kernels(train.size, features is not None, n_nodes=len(nodes),
                                       labels_per_class=float(np.median(
-                                          np.bincount(codes[train])[np.unique(codes[train])])))
+                                          np.bincount(codes[train])[np.unique(codes[train])])),
+                                      policy=policy)
         else:
             recipes = as_recipes(config["kernel"], config["kernel_params"])
         gammas = None if _same(config["gamma"], "auto") else config["gamma"]
-        params = dict(solver=self.solver, merge=config["merge"],
-                      regularization=config["regularization"], n_folds=config["n_folds"],
-                      tol=config["tol"], max_iter=self.max_iter,
-                      random_state=self.random_state)
+        settings = FitSettings(solver=self.solver, preconditioner=self.preconditioner,
+                               regularization=config["regularization"], tol=config["tol"],
+                               max_iter=self.max_iter, random_state=self.random_state,
+                               verbose=self.verbose)
 
         def build(recipe):
             return recipe.make(adjacency, features)
 
-        build.n_nodes = adjacency.shape[0]
-
-        selected = select_kernel(recipes, build, codes[train], train, gammas, params,
-                                 operator=self.operator, verbose=self.verbose,
+        selected = select_kernel(recipes, build, codes[train], train, gammas,
+                                 merge=config["merge"], max_folds=config["n_folds"],
+                                 settings=settings, policy=policy, n_nodes=adjacency.shape[0],
+                                 operator=self.operator,
                                  keys=node_keys(adjacency, features)[train],
                                  fixed=self.preset_ is not None)
         (self.kernel_, self.estimator_, self.selection_, self.cv_results_,

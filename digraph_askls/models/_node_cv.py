@@ -209,7 +209,7 @@ def _score_fold(estimator, config, K, codes, train, valid, random_state):
         merge="joint" if config["merge"] == "auto" else config["merge"],
         regularization=config["regularization"],
         n_folds=config["n_folds"], tol=estimator.tol, max_iter=estimator.max_iter,
-        random_state=random_state,
+        random_state=random_state, preconditioner=estimator.preconditioner,
     ).fit(restrict_kernel(K, train, train), codes[train])
     views = KernelViews(restrict_kernel(K, valid, train), restrict_kernel(K, train, valid))
     accuracy = float(np.mean(model.predict(views) == codes[valid]))

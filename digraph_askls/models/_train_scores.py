@@ -3,7 +3,7 @@
 On a walk series the CG iteration's own products give the scores of every node as
 well (:func:`~digraph_askls.linalg._scores.solve_with_scores`): fitting and predicting
 cost the solve's products and nothing more. The selection's walk engine solves all
-folds this way (:func:`~digraph_askls.models._folds.walk_out_of_fold`, through
+folds this way (:func:`~digraph_askls.models.selection._out_of_fold.walk_out_of_fold`, through
 :func:`joined_products`); the merges ``"joint_train"`` and ``"stack_train"`` (e.g.
 ``preset="large"``) solve once on all labelled nodes and their stackers read the
 training nodes' scores under that model (:func:`fit_on_train_scores`).

@@ -9,27 +9,26 @@ Where the solve can score every node from its own products
 
 import numpy as np
 
-from ..kernels import restrict_kernel
-from ._askls import AsKLSClassifier
-from ._merges import ranking_score
-from ._train_scores import fit_on_train_scores, scores_every_node
+from ...kernels import restrict_kernel
+from .._askls import AsKLSClassifier
+from .._train_scores import fit_on_train_scores, scores_every_node
+from ._ranking import ranking_score
 
 __all__ = ["fit_fixed", "no_rows"]
 
 
-def fit_fixed(recipe, build, train_codes, train, gamma, estimator_params, operator, verbose):
+def fit_fixed(recipe, build, train_codes, train, gamma, merge, n_folds, settings, operator):
     """One kernel and one gamma: fit as given, nothing to select."""
     kernel = build(recipe)
     train_kernel = restrict_kernel(kernel, train, train)
     if operator is not None:
         train_kernel = operator(train_kernel)
-    merge = estimator_params["merge"]
-    estimator = AsKLSClassifier(kernel="precomputed", **dict(
-        estimator_params, gamma=gamma, merge="joint" if merge == "auto" else merge))
+    estimator = AsKLSClassifier(kernel="precomputed", **settings.estimator_params(
+        gamma=gamma, merge="joint" if merge == "auto" else merge, n_folds=n_folds))
     estimator._validate_params()
     scores = None
     if operator is None and scores_every_node(train_kernel, estimator):
-        scores = fit_on_train_scores(estimator, train_kernel, train_codes, verbose)
+        scores = fit_on_train_scores(estimator, train_kernel, train_codes, settings.verbose)
     else:
         estimator._fit_kernel(train_kernel, train_codes)
     if merge == "auto":

@@ -21,19 +21,17 @@ new nodes never show (see :mod:`~digraph_askls.linalg._spectral_folds`).
 from typing import NamedTuple
 
 import numpy as np
-from scipy import sparse
-from sklearn.utils import check_random_state
 from tqdm.auto import tqdm
 
-from ..kernels import dense_block, restrict_kernel
-from ..kernels._restrict import views_pair_product
-from ..linalg import AsKLSSystem, SolverResult, SpectralAsKLS, solve_system
-from ..linalg._scores import solve_many_with_scores
-from ._train_scores import NodeScores, joined_products
+from ...kernels import restrict_kernel
+from ...kernels._restrict import views_pair_product
+from ...linalg import AsKLSSystem, SolverResult, solve_system
+from ...linalg._scores import solve_many_with_scores
+from .._training import label_columns
+from .._train_scores import NodeScores, joined_products
+from .._views import kernel_dot
 
-__all__ = ["OutOfFold", "coarsen_folds", "decompose", "label_columns", "make_folds", "node_keys",
-           "solved_out_of_fold",
-           "spectral_out_of_fold", "walk_out_of_fold"]
+__all__ = ["OutOfFold", "solved_out_of_fold", "spectral_out_of_fold", "walk_out_of_fold"]
 
 
 class OutOfFold(NamedTuple):
@@ -61,121 +59,6 @@ class OutOfFold(NamedTuple):
     full_model: tuple = None
     node_scores: NodeScores = None
     result: SolverResult = None
-
-
-def label_columns(codes):
-    """The ``+1`` / ``-1`` columns of the one-vs-rest problems (one column for two classes)."""
-    n_classes = int(codes.max()) + 1
-    if n_classes == 2:
-        return np.where(codes == 1, 1.0, -1.0)[:, None]
-    Y = -np.ones((codes.size, n_classes))
-    Y[np.arange(codes.size), codes] = 1.0
-    return Y
-
-
-def make_folds(codes, n_folds, random_state=None, keys=None):
-    """The held-out nodes of each fold, every class dealt out evenly.
-
-    The nodes of each class are shuffled and dealt into the folds in turn (the deal goes
-    on from class to class, so the folds' sizes differ by one at most): every fold holds
-    about the same share of each class, and the class shares of each fold's training set
-    stay those of all the labelled nodes. That matters: a model trained on a set whose
-    class shares are off scores the held-out nodes off in proportion, the way
-    leave-one-out scores point away from the left-out node's class (see
-    :mod:`~digraph_askls.linalg._spectral_folds`).
-
-    ``keys`` (one number per node, see :func:`node_keys`) order the nodes before they
-    are shuffled, so that the folds follow the nodes, not their positions: relabelling
-    the nodes of a graph permutes the folds with them.
-
-    Parameters
-    ----------
-    codes : ndarray of int, shape (m,)
-    n_folds : int
-        At most this many folds; fewer when there are fewer nodes.
-    random_state : int, RandomState or None
-    keys : ndarray of shape (m,), optional
-
-    Returns
-    -------
-    list of ndarray of int
-        The sorted held-out positions of each fold.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> folds = make_folds(np.array([0, 0, 0, 1, 1, 1]), 3, random_state=0)
-    >>> sorted(np.concatenate(folds).tolist()), [len(fold) for fold in folds]
-    ([0, 1, 2, 3, 4, 5], [2, 2, 2])
-    >>> [sorted(np.array([0, 0, 0, 1, 1, 1])[fold].tolist()) for fold in folds]
-    [[0, 1], [0, 1], [0, 1]]
-    """
-    m = codes.size
-    n_folds = max(1, min(int(n_folds), m))
-    order = np.arange(m) if keys is None else np.argsort(keys, kind="stable")
-    shuffled = order[check_random_state(random_state).permutation(m)]
-    fold_of = np.empty(m, dtype=int)
-    start = 0
-    for label in np.unique(codes):
-        members = shuffled[codes[shuffled] == label]
-        fold_of[members] = (start + np.arange(members.size)) % n_folds
-        start = (start + members.size) % n_folds
-    return [np.flatnonzero(fold_of == fold) for fold in range(n_folds)]
-
-
-def coarsen_folds(folds, n_groups):
-    """``folds`` joined into at most ``n_groups`` folds (fold ``j`` with ``j + n_groups``,
-    ``j + 2 n_groups`` ...): coarser folds whose training sets are unions of the fine
-    ones', for the steps that cost per fold."""
-    if len(folds) <= n_groups:
-        return list(folds)
-    return [np.sort(np.concatenate(folds[start::n_groups])) for start in range(n_groups)]
-
-
-def node_keys(adjacency, features=None, rounds=2):
-    """A number per node that does not depend on the node's position: its degrees and a
-    random projection of its features, refined ``rounds`` times by the sums of its out-
-    and in-neighbours' numbers (in the manner of Weisfeiler and Lehman's colour
-    refinement). Nodes alike in all of these share a key; others almost never do.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from scipy import sparse
-    >>> A = sparse.csr_array(np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]]))
-    >>> order = [2, 0, 1]
-    >>> bool(np.allclose(node_keys(A[order][:, order]), node_keys(A)[order]))
-    True
-    """
-    adjacency = sparse.csr_array(adjacency, dtype=np.float64)
-    out_degree = np.asarray(adjacency.sum(axis=1)).ravel()
-    in_degree = np.asarray(adjacency.sum(axis=0)).ravel()
-    keys = np.sin(1.3 * out_degree + 0.1) + np.sin(2.9 * in_degree + 0.7)
-    if features is not None:
-        rng = np.random.default_rng(20261126)
-        projection = rng.standard_normal(features.shape[1])
-        keys = keys + np.sin(np.asarray(features @ projection, dtype=np.float64).ravel())
-    for _ in range(int(rounds)):
-        spread = np.sin(7.1 * keys + 0.3)
-        keys = keys + 0.5 * np.sin(adjacency @ spread) + 0.25 * np.sin(adjacency.T @ spread)
-    # Sums in another order round differently: keep the digits that do not.
-    return np.round(keys, 9)
-
-
-def decompose(train_kernel):
-    """Decompose a training kernel for :class:`~digraph_askls.linalg.SpectralAsKLS`, the
-    cheaper way: explicit maps with fewer features than samples by a thin SVD of the
-    maps (``O(m d^2)``), anything else formed densely (memory-guarded) and decomposed
-    whole (``O(m^3)``)."""
-    m = train_kernel.shape[0]
-    factors = getattr(train_kernel, "factors", None)
-    if callable(factors) and getattr(train_kernel, "n_features", m) < m:
-        return SpectralAsKLS(factors=factors())
-    if isinstance(train_kernel, np.ndarray):
-        return SpectralAsKLS(train_kernel)
-    if sparse.issparse(train_kernel):
-        return SpectralAsKLS(train_kernel.toarray())
-    return SpectralAsKLS(dense_block(train_kernel, np.arange(m), np.arange(m)))
 
 
 def spectral_out_of_fold(decomposition, codes, gamma, folds):
@@ -248,13 +131,12 @@ def walk_out_of_fold(train_kernel, codes, gamma, folds, *, rtol=1e-4, maxiter=No
                      result=solutions[0].result)
 
 
-def solved_out_of_fold(train_kernel, codes, gamma, folds, *, solver="auto",
-                       regularization="auto", rtol=1e-4, maxiter=None):
-    """:class:`OutOfFold` by one solve per fold and one on all nodes (any kernel)."""
+def solved_out_of_fold(train_kernel, codes, gamma, folds, **options):
+    """:class:`OutOfFold` by one solve per fold and one on all nodes (any kernel);
+    ``options``: keywords of :func:`~digraph_askls.linalg.solve_system`."""
     m = train_kernel.shape[0]
     Y = label_columns(codes)
     k = Y.shape[1]
-    options = dict(solver=solver, regularization=regularization, rtol=rtol, maxiter=maxiter)
 
     def solve(rows):
         system = AsKLSSystem(restrict_kernel(train_kernel, rows, rows), gamma=gamma)
@@ -272,8 +154,6 @@ def solved_out_of_fold(train_kernel, codes, gamma, folds, *, solver="auto",
                                   restrict_kernel(train_kernel, train, held),
                                   fold_dual[1], fold_dual[0])
         if pair is None:
-            from ._views import kernel_dot
-
             pair = (kernel_dot(restrict_kernel(train_kernel, held, train), fold_dual[1]),
                     kernel_dot(restrict_kernel(train_kernel, train, held), fold_dual[0],
                                transpose=True))

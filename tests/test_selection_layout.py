@@ -1,0 +1,50 @@
+"""The selection's parts as the fit passes them: the policy, the fit settings (the
+preconditioned solvers reachable from NodeClassifier), merges as values, and estimators
+that own their fitted state."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from digraph_askls import NodeClassifier
+from digraph_askls.datasets import make_directed_sbm
+from digraph_askls.linalg import _solve
+from digraph_askls.models.selection import SelectionPolicy, default_kernels
+
+
+@pytest.fixture(scope="module")
+def problem():
+    adjacency, labels = make_directed_sbm(200, 3, 6, p_in=0.6, random_state=0)
+    known = labels.copy()
+    known[np.random.default_rng(0).permutation(200)[:120]] = -1
+    return adjacency, labels, known
+
+
+def test_the_policy_sets_the_thresholds():
+    few = default_kernels(100, True, labels_per_class=30)
+    many = default_kernels(100, True, labels_per_class=30,
+                           policy=SelectionPolicy(few_labels_per_class=10))
+    assert len(few) == len(many) + 1
+    assert type(default_kernels(100, False, policy=SelectionPolicy(spectral_max_train=50))[-1]
+                ).__name__ == "WalkKernel"
+
+
+@pytest.mark.parametrize("solver,preconditioner", [("minres", "jacobi"), ("gmres", "ilu")])
+def test_the_preconditioned_solvers_are_reachable(problem, monkeypatch, solver,
+                                                  preconditioner):
+    adjacency, labels, known = problem
+    built = []
+    original = _solve.make_preconditioner
+    monkeypatch.setattr(_solve, "make_preconditioner",
+                        lambda system, kind, lam: built.append(kind) or original(system, kind,
+                                                                                 lam))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = NodeClassifier(kernel="in_degree", gamma=0.5, merge="joint_train",
+                             solver=solver, preconditioner=preconditioner,
+                             random_state=0).fit(adjacency, known)
+    assert built and set(built) <= {preconditioner, "jacobi"}
+    assert clf.estimator_.preconditioner == preconditioner
+    test = known < 0
+    assert np.mean(clf.predict(np.flatnonzero(test)) == labels[test]) > 0.5
