@@ -48,3 +48,16 @@ def test_the_preconditioned_solvers_are_reachable(problem, monkeypatch, solver,
     assert clf.estimator_.preconditioner == preconditioner
     test = known < 0
     assert np.mean(clf.predict(np.flatnonzero(test)) == labels[test]) > 0.5
+
+
+def test_merges_are_values_that_keep_their_names():
+    from digraph_askls.models._merge import MERGES, Merge
+
+    assert len(MERGES) == 11 and all(Merge.named(name).name == name for name in MERGES)
+    assert Merge.named("average") == Merge("mean", "folds")
+    assert [name for name in MERGES if Merge.named(name).stacking] == [
+        "stack", "joint", "blend", "stack_train", "joint_train", "stack_loo", "joint_loo",
+        "blend_loo"]
+    assert Merge.named("target").views == ("target",)
+    with pytest.raises(ValueError, match="unknown merge"):
+        Merge.named("median")

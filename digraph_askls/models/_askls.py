@@ -7,16 +7,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..linalg import AsKLSSystem, SolverResult
 from ._base import _KernelLSClassifier
+from ._merge import MERGES, Merge
 from ._training import decompose
 from ._stackers import softmax_rows, view_logits
 
 __all__ = ["AsKLSClassifier"]
 
-MERGES = ("average", "stack", "joint", "blend", "stack_train", "joint_train", "stack_loo",
-          "joint_loo", "blend_loo", "source", "target")
-#: Merges that fit stackers on out-of-sample view scores.
-STACKING_MERGES = ("stack", "joint", "blend", "stack_train", "joint_train", "stack_loo",
-                   "joint_loo", "blend_loo")
 
 
 class AsKLSClassifier(_KernelLSClassifier):
@@ -128,17 +124,24 @@ class AsKLSClassifier(_KernelLSClassifier):
         self.random_state = random_state
         self.preconditioner = preconditioner
 
+    def _merge(self):
+        """The :class:`~digraph_askls.models._merge.Merge` that ``merge`` names."""
+        return Merge.named(self.merge)
+
     def _stacking(self):
-        return self.merge in STACKING_MERGES
+        return self._merge().stacking
 
     def _joint_stacking(self):
-        return self.merge in ("joint", "joint_train", "joint_loo", "blend", "blend_loo")
+        return self._merge().joint
 
     def _blending(self):
-        return self.merge in ("blend", "blend_loo")
+        return self._merge().blending
 
     def _loo_stacking(self):
-        return self.merge in ("stack_loo", "joint_loo", "blend_loo")
+        return self._merge().scores == "loo"
+
+    def _train_scores_stacking(self):
+        return self._merge().scores == "train"
 
     def _fit_loo(self, K, codes, Y, spectral=None):
         """Solve through one SVD of ``K`` and stack the exact leave-one-out view scores."""
@@ -171,9 +174,7 @@ class AsKLSClassifier(_KernelLSClassifier):
         return ("source", "target")
 
     def _views_used(self):
-        if self.merge in ("source", "target"):
-            return (self.merge,)
-        return ("source", "target")
+        return self._merge().views
 
     def _set_coefficients(self, intercepts, dual):
         if self.classes_.size == 2:
@@ -188,8 +189,7 @@ class AsKLSClassifier(_KernelLSClassifier):
             return self.intercept_[:, None], self.dual_coef_[:, :, None]
         return self.intercept_.T, self.dual_coef_.transpose(1, 2, 0)
 
-    @available_if(lambda self: self.merge in STACKING_MERGES
-                  or hasattr(self, "view_temperature_"))
+    @available_if(lambda self: self._stacking() or hasattr(self, "view_temperature_"))
     def predict_proba(self, X):
         """Class probabilities: from the stackers (stacking merges), or a softmax of the
         mean view whose temperature was fitted on out-of-fold scores (the mean view, as

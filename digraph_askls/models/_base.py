@@ -177,6 +177,9 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
     def _loo_stacking(self):
         return False
 
+    def _train_scores_stacking(self):
+        return False
+
     def _fit_kernel(self, K, y, spectral=None):
         """Fit on a checked training kernel; ``spectral``: its decomposition, if known."""
         y = check_targets(y, K.shape[0])
@@ -234,7 +237,7 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
         n_views = len(self._views_used())
         features = np.zeros((m, n_views, Y.shape[1]))
         self.stack_folds_ = []
-        if getattr(self, "merge", None) in ("stack_train", "joint_train"):
+        if self._train_scores_stacking():
             features = self._train_view_scores(Y, full[1])
             self.stack_folds_.append((np.arange(m), *full))
             folds = []

@@ -13,7 +13,7 @@ which held-out scores the stackers learn (``"folds"``, out-of-fold scores;
 
 from dataclasses import dataclass
 
-__all__ = ["MERGES", "Merge"]
+__all__ = ["MERGES", "Merge", "as_merge"]
 
 _COMBINES = ("mean", "stack", "joint", "blend", "source", "target")
 _SCORES = ("folds", "train", "loo")
@@ -86,3 +86,8 @@ _BY_NAME = {merge.name: merge for merge in _ALL}
 
 #: The names of every merge.
 MERGES = tuple(_BY_NAME)
+
+
+def as_merge(merge):
+    """A :class:`Merge` from itself or its name."""
+    return merge if isinstance(merge, Merge) else Merge.named(merge)

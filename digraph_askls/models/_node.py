@@ -10,8 +10,8 @@ from sklearn.utils.validation import check_is_fitted
 from .._fitted import FittedAttributesMixin
 from ..graph._index import NodeIndex
 from ..kernels import GraphKernel, restrict_kernel
-from ._askls import MERGES
 from ._checks import SHARED_CONSTRAINTS
+from ._merge import MERGES
 from ._new_nodes import fitted_features, grown_views
 from ._persistence import lean_state
 from ._train_scores import predict_from_scores

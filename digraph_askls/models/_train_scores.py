@@ -21,12 +21,10 @@ from ..kernels._restrict import _RestrictedKernel
 from ..linalg._dense import _one_blas_thread
 from ..linalg._scores import NotPositiveDefinite, solve_with_scores
 from ._checks import check_targets
+from ._merge import Merge
 
 __all__ = ["NodeScores", "fit_on_train_scores", "joined_products", "predict_from_scores",
            "scores_every_node", "scores_all_rows"]
-
-#: Merges whose stackers learn from the full model's training scores.
-TRAIN_SCORE_MERGES = ("joint_train", "stack_train")
 
 
 class NodeScores(NamedTuple):
@@ -63,7 +61,7 @@ def scores_all_rows(train_kernel):
 def scores_every_node(train_kernel, estimator):
     """Whether :func:`fit_on_train_scores` applies: :func:`scores_all_rows`, a
     train-score merge and the exact system."""
-    return (getattr(estimator, "merge", None) in TRAIN_SCORE_MERGES
+    return (Merge.named(estimator.merge).scores == "train"
             and estimator.regularization in ("auto", None, 0)
             and estimator.solver in ("auto", "batched")
             and scores_all_rows(train_kernel))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .._merge import as_merge
 from .._stackers import fit_temperature, softmax_rows, view_logits
 from ._folds import coarsen_folds
 from ._out_of_fold import OutOfFold
@@ -20,15 +21,17 @@ __all__ = ["Scored", "rank", "ranking_score", "selection_optimism"]
 
 logger = logging.getLogger(__name__)
 
+_MEAN = as_merge("average")
+
 #: Ridge penalty (per sample) of the least-squares stacker that ranks candidates.
 STACKER_RIDGE = 1e-3
 
 
 def _views(scores, merge):
-    """The views a merge reads, (n_views, n, k)."""
-    if merge == "source":
+    """The views a :class:`~digraph_askls.models._merge.Merge` reads, (n_views, n, k)."""
+    if merge.combine == "source":
         return scores[:1]
-    if merge == "target":
+    if merge.combine == "target":
         return scores[1:]
     return scores
 
@@ -71,32 +74,42 @@ def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions
     would prefer a model that hedges (near-uniform probabilities, barely above chance)
     to one that is right more often but sometimes confidently wrong.
 
+    Parameters
+    ----------
+    scores : ndarray of shape (2, m, k)
+        Out-of-fold view scores.
+    codes : ndarray of int, shape (m,)
+    merges : sequence of Merge (or their names)
+
     Returns
     -------
-    score, accuracy, merge : float, float, str
+    score, accuracy, merge : float, float, Merge
     predictions : ndarray of shape (m, n_classes)
         With ``return_predictions``: the held-out predictions of the best merge.
     """
+    merges = {merge.combine: merge for merge in map(as_merge, merges)}
     m = codes.size
     n_classes = int(codes.max()) + 1
     T = np.zeros((m, n_classes))
     T[np.arange(m), codes] = 1.0
     results, predictions = {}, {}
     stacked = None
-    if any(merge in ("joint", "stack", "blend") for merge in merges):
+    if any(merge.stacking for merge in merges.values()):
         stacked = _ridge_loo_predictions(scores, codes, ridge)[1]
-        for merge in ("joint", "stack"):
-            if merge in merges:
-                results[merge], predictions[merge] = _quality(T, stacked, codes), stacked
-    for merge in ("average", "source", "target", "blend"):
-        if merge not in merges:
+        for combine in ("joint", "stack"):
+            if combine in merges:
+                results[merges[combine]] = _quality(T, stacked, codes)
+                predictions[merges[combine]] = stacked
+    for combine in ("mean", "source", "target", "blend"):
+        if combine not in merges:
             continue
-        views = _views(scores, "average" if merge == "blend" else merge)
+        merge = merges[combine]
+        views = _views(scores, _MEAN if combine == "blend" else merge)
         flat = views.transpose(1, 0, 2).reshape(m, -1)
         logits = view_logits(flat, views.shape[0])
         temperature, scale = fit_temperature(logits, codes)
         calibrated = softmax_rows(temperature * logits / scale)
-        if merge == "blend":
+        if combine == "blend":
             calibrated = 0.5 * (stacked + calibrated)
         results[merge], predictions[merge] = _quality(T, calibrated, codes), calibrated
     ranked = {merge: accuracy + brier / (m + 1) for merge, (brier, accuracy) in results.items()}
@@ -157,7 +170,7 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
         them, or a sample. An engine that scored every labelled node is read at these.
     sample_folds : list of ndarray of int
         The folds of the nodes ``ranked``.
-    merges : tuple of str
+    merges : tuple of Merge
         The merges whose stand-ins rank (:func:`ranking_score`).
     merge_folds : int
         ``sample_folds`` are joined into as many to measure the optimism.
@@ -194,7 +207,8 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
             elapsed = time.perf_counter() - start + shared / len(candidate.gammas)
             for key, value in (("kernel", candidate.kernel), ("gamma", float(gamma)),
                                ("engine", engine.name), ("mean_test_score", score),
-                               ("cv_accuracy", accuracy), ("merge", merge),
+                               ("cv_accuracy", accuracy),
+                               ("merge", None if merge is None else merge.name),
                                ("fit_time", elapsed)):
                 rows[key].append(value)
             logger.info("selection %r gamma=%g: %s (%.2f s)", candidate.kernel, gamma,

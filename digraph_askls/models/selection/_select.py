@@ -34,27 +34,27 @@ import numpy as np
 
 from ...kernels import gamma_grid
 from .._askls import AsKLSClassifier
+from .._merge import Merge, as_merge
 from ._candidates import Candidate
 from ._engines import engine_for, winner_on_all
 from ._folds import coarsen_folds, make_folds, ranking_sample
 from ._ranking import rank
 from ._single import fit_fixed
-from ._winner import STACKING, assemble, choose_merge
+from ._winner import assemble, choose_merge
 
 __all__ = ["Selected", "select_kernel"]
 
 logger = logging.getLogger(__name__)
 
 #: Merges that ``merge="auto"`` compares at the winning kernel.
-AUTO_MERGES = ("joint", "blend", "average")
-
-#: Merges that the selection assembles from out-of-fold scores; the others (the
-#: train-score and leave-one-out merges, kept for ``AsKLSClassifier``) are refitted.
-_FOLD_MERGES = ("average", "joint", "blend", "stack", "source", "target")
+AUTO_MERGES = (Merge("joint"), Merge("blend"), Merge("mean"))
 
 
 def _merges_to_try(merge, labels_per_class, policy):
     """The merges compared at the winner: ``merge`` itself unless ``"auto"``.
+
+    The selection assembles the merges fed by out-of-fold scores; for another (the
+    train-score and leave-one-out merges) the joint stacker stands in.
 
     With few labelled nodes per class (the median class, at most
     ``policy.few_labels_per_class``) the mean of the views, the joint stacker
@@ -66,9 +66,10 @@ def _merges_to_try(merge, labels_per_class, policy):
     its held-out accuracy, close to theirs, would win on noise.
     """
     if merge != "auto":
-        return (merge,) if merge in _FOLD_MERGES else ("joint",)
+        merge = as_merge(merge)
+        return (merge,) if merge.scores == "folds" else (Merge("joint"),)
     if labels_per_class > policy.few_labels_per_class:
-        return tuple(name for name in AUTO_MERGES if name != "average")
+        return tuple(merge for merge in AUTO_MERGES if merge.stacking)
     return AUTO_MERGES
 
 
@@ -132,7 +133,7 @@ def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_fold
     grids = [gamma_grid(recipe) if gammas is None else tuple(np.atleast_1d(gammas))
              for recipe in recipes]
     single = len(recipes) == 1 and len(grids[0]) == 1
-    if fixed or operator is not None or merge not in ("auto", *_FOLD_MERGES):
+    if fixed or operator is not None or (merge != "auto" and as_merge(merge).scores != "folds"):
         if not single:
             raise ValueError(f"merge={merge!r}, operator= and presets fit one kernel and one "
                              f"gamma; got {len(recipes)} kernels and gammas {grids}")
@@ -173,7 +174,7 @@ def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_fold
     if best.score is None:           # one configuration: its held-out accuracy
         best = replace(best, score=held_out_accuracy)
         rows["mean_test_score"][0] = rows["cv_accuracy"][0] = held_out_accuracy
-        rows["merge"][0] = chosen
+        rows["merge"][0] = chosen.name
     scores = np.asarray(rows["mean_test_score"])
     rows["rank_test_score"] = list(np.argsort(np.argsort(-scores, kind="stable")) + 1)
     selection = dict(kernel=best.kernel, gamma=best.gamma, score=best.score,
@@ -182,8 +183,8 @@ def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_fold
     logger.info("selected %r gamma=%g merge=%s: held-out accuracy %.3f (optimism of the "
                 "choice %.3f)", best.kernel, best.gamma, estimator.merge,
                 held_out_accuracy, selection["optimism"])
-    node_scores = best.oof.node_scores if estimator.merge in STACKING or \
-        best.oof.full_model is None else None
+    node_scores = best.oof.node_scores if chosen.stacking or best.oof.full_model is None \
+        else None
     return Selected(best.built, estimator, selection, rows, node_scores)
 
 

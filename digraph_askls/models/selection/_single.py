@@ -11,6 +11,7 @@ import numpy as np
 
 from ...kernels import restrict_kernel
 from .._askls import AsKLSClassifier
+from .._merge import Merge
 from .._train_scores import fit_on_train_scores, scores_every_node
 from ._ranking import ranking_score
 
@@ -51,7 +52,7 @@ def _choose_blend(estimator, codes):
         return
     scores = np.transpose(scores, (1, 0, 2))
     codes = np.unique(codes, return_inverse=True)[1]
-    if ranking_score(scores, codes, ("blend", "joint"))[2] == "blend":
+    if ranking_score(scores, codes, (Merge("blend"), Merge("joint")))[2].blending:
         estimator.set_params(merge="blend")
         estimator._fit_stackers(estimator.stacking_scores_, codes,
                                 estimator._label_columns(codes))

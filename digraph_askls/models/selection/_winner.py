@@ -12,15 +12,13 @@ import numpy as np
 
 from ...linalg._dense import _one_blas_thread
 from .._askls import AsKLSClassifier
+from .._merge import as_merge
 from .._stackers import (BlendedStacker, fit_temperature, joint_logistic_regression,
                          softmax_rows, unpenalized_logistic_regression, view_logits)
 from .._training import label_columns
 from ._ranking import _views, ranking_score, selection_optimism
 
-__all__ = ["STACKING", "assemble", "choose_merge", "merge_estimates", "merge_probabilities"]
-
-#: The merges that fit stackers on the out-of-fold scores.
-STACKING = ("joint", "blend", "stack")
+__all__ = ["assemble", "choose_merge", "merge_estimates", "merge_probabilities"]
 
 
 def _columns(proba, present, n_classes):
@@ -35,27 +33,29 @@ def merge_probabilities(merge, train_scores, train_codes, test_scores, n_classes
     ``train_scores`` (both (n_views, n, k) view scores), columns ``0 .. n_classes - 1``.
 
     Returns None when the merge cannot be fitted on these nodes (the per-class stackers
-    need both sides of every one-vs-rest column).
+    need both sides of every one-vs-rest column). ``merge``: a
+    :class:`~digraph_askls.models._merge.Merge` or its name.
     """
+    merge = as_merge(merge)
     train_scores, test_scores = _views(train_scores, merge), _views(test_scores, merge)
     n_views, m, k = train_scores.shape
     flat_train = train_scores.transpose(1, 0, 2).reshape(m, -1)
     flat_test = test_scores.transpose(1, 0, 2).reshape(test_scores.shape[1], -1)
     present = np.unique(train_codes)
-    if merge in ("average", "source", "target"):
+    if not merge.stacking:
         logits = view_logits(flat_train, n_views)
         temperature, scale = fit_temperature(logits, train_codes)
         proba = softmax_rows(temperature * view_logits(flat_test, n_views) / scale)
         return proba if proba.shape[1] == n_classes else _columns(proba[:, present], present,
                                                                   n_classes)
     with _one_blas_thread():
-        if merge in ("joint", "blend"):
+        if merge.joint:
             if present.size < 2:
                 return None
-            model = (BlendedStacker(n_views) if merge == "blend"
+            model = (BlendedStacker(n_views) if merge.blending
                      else joint_logistic_regression()).fit(flat_train, train_codes)
             return _columns(model.predict_proba(flat_test), model.classes_, n_classes)
-        if merge == "stack":
+        if merge.combine == "stack":
             return _stack_probabilities(train_scores, train_codes, test_scores, n_classes)
     raise ValueError(f"no cross-validated estimate for merge {merge!r}")
 
@@ -90,7 +90,7 @@ def merge_estimates(scores, codes, folds, merges):
     codes : ndarray of int, shape (m,)
     folds : list of ndarray of int
         The held-out nodes of each fold (those that made ``scores``).
-    merges : sequence of str
+    merges : sequence of Merge
 
     Returns
     -------
@@ -140,20 +140,21 @@ def choose_merge(scores, codes, folds, merges, merge_cv_max):
             hits = np.array([np.argmax(estimates[name][2], axis=1) == codes for name in names])
             return (chosen, np.argmax(estimates[chosen][2], axis=1),
                     selection_optimism(hits, names.index(chosen), folds))
-    chosen = merges[0] if len(merges) == 1 else "joint"
+    chosen = merges[0] if len(merges) == 1 else as_merge("joint")
     predictions = ranking_score(scores, codes, (chosen,), return_predictions=True)[3]
     return chosen, np.argmax(predictions, axis=1), 0.0
 
 
 def assemble(best, merge, classes, codes, settings):
     """The fitted :class:`AsKLSClassifier` of the winner ``best`` (a
-    :class:`~._ranking.Scored`), from its folds: the stackers learn the out-of-fold
+    :class:`~._ranking.Scored`) under the :class:`~digraph_askls.models._merge.Merge`
+    ``merge``, from its folds: the stackers learn the out-of-fold
     scores, the mean fold model scores new nodes for them, the model on all labelled
     nodes (where there is one) for the mean view."""
     oof = best.oof
     m = codes.size
     estimator = AsKLSClassifier(kernel="precomputed", **settings.estimator_params(
-        gamma=best.gamma, merge=merge, n_folds=len(best.folds)))
+        gamma=best.gamma, merge=merge.name, n_folds=len(best.folds)))
     estimator._validate_params()
     estimator.classes_ = classes
     estimator.shape_fit_ = (m, m)
@@ -162,10 +163,11 @@ def assemble(best, merge, classes, codes, settings):
     estimator.stack_folds_ = [(np.arange(m), *oof.mean_model)]
     estimator.solver_result_ = oof.result
     estimator.n_iter_ = 0 if oof.result is None else oof.result.n_iter
-    if merge in STACKING:
+    if merge.stacking:
         estimator._fit_stackers(oof.scores.transpose(1, 0, 2), codes, label_columns(codes))
     else:
-        views = oof.scores if merge == "average" else oof.scores[[int(merge == "target")]]
+        views = oof.scores if merge.combine == "mean" \
+            else oof.scores[[int(merge.combine == "target")]]
         mean = views.mean(axis=0)
         estimator.view_temperature_ = fit_temperature(view_logits(mean, 1), codes)
     return estimator
