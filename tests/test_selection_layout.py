@@ -61,3 +61,56 @@ def test_merges_are_values_that_keep_their_names():
     assert Merge.named("target").views == ("target",)
     with pytest.raises(ValueError, match="unknown merge"):
         Merge.named("median")
+
+
+def test_only_the_estimator_writes_its_fitted_attributes(problem, monkeypatch):
+    """Every fitted attribute (ending in ``_``) of an AsKLSClassifier is set by the
+    estimator's own modules, whatever path NodeClassifier's fit takes."""
+    import sys
+
+    from digraph_askls import AsKLSClassifier
+    from digraph_askls.models import _askls, _base
+
+    own = {_askls.__file__, _base.__file__}
+    package = str(__import__("pathlib").Path(_askls.__file__).parents[1])
+    writers = set()
+
+    def guarded(self, name, value):
+        if name.endswith("_") and not name.startswith("__"):
+            caller = sys._getframe(1).f_code.co_filename
+            if caller.startswith(package) and caller not in own:
+                writers.add((name, caller))
+        object.__setattr__(self, name, value)
+
+    monkeypatch.setattr(AsKLSClassifier, "__setattr__", guarded, raising=False)
+    adjacency, labels, known = problem
+    features = np.eye(3)[labels] + np.random.default_rng(0).standard_normal((200, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fits = [NodeClassifier(random_state=0).fit(adjacency, known, features=features),
+                NodeClassifier(random_state=0).fit(adjacency, known),
+                NodeClassifier(kernel="ppr", gamma=0.01, merge="joint_train").fit(adjacency,
+                                                                                  known),
+                NodeClassifier(kernel="ppr", gamma=100.0, merge="joint_train").fit(adjacency,
+                                                                                   known),
+                NodeClassifier(kernel="in_degree", gamma=0.5, merge="stack_loo").fit(
+                    adjacency, known),
+                NodeClassifier(kernel="in_degree", gamma=0.5, operator=lambda K: K,
+                               random_state=0).fit(adjacency, known),
+                NodeClassifier(preset="paper").fit(adjacency, known)]
+    assert all(hasattr(fit.estimator_, "classes_") for fit in fits)
+    assert not writers, writers
+
+
+def test_no_module_calls_the_estimators_private_methods():
+    import pathlib
+    import re
+
+    package = pathlib.Path(__file__).parents[1] / "digraph_askls"
+    own = {"_askls.py", "_base.py", "_lssvm.py"}
+    # scikit-learn's _validate_params; NodeClassifierCV's estimators are NodeClassifiers,
+    # whose settings (_config, _resolve_preset) it reads.
+    allowed = r"(?!validate_params|config|resolve_preset)"
+    calls = [f"{path.name}: {match}" for path in package.rglob("*.py") if path.name not in own
+             for match in re.findall(rf"estimator_?\._{allowed}\w+", path.read_text())]
+    assert not calls, calls

@@ -182,12 +182,7 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
 
     def _fit_kernel(self, K, y, spectral=None):
         """Fit on a checked training kernel; ``spectral``: its decomposition, if known."""
-        y = check_targets(y, K.shape[0])
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise ValueError(f"the training labels must contain at least 2 classes, got "
-                             f"{self.classes_.size} class: {self.classes_.tolist()}")
-        self.shape_fit_ = K.shape
+        codes = self._start_fit(y, K.shape)
         Y = self._label_columns(codes)
         if self._loo_stacking() and self.regularization in ("auto", None, 0):
             try:
@@ -205,6 +200,16 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
         if self._stacking():
             self._fit_stacking(K, codes, Y, result.x, full=(intercepts, dual))
         return self
+
+    def _start_fit(self, y, shape):
+        """Check the training labels ``y``, set ``classes_`` and ``shape_fit_``; the codes."""
+        y = check_targets(y, shape[0])
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        if self.classes_.size < 2:
+            raise ValueError(f"the training labels must contain at least 2 classes, got "
+                             f"{self.classes_.size} class: {self.classes_.tolist()}")
+        self.shape_fit_ = shape
+        return codes
 
     def _label_columns(self, codes):
         if self.classes_.size == 2:

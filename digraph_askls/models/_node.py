@@ -14,7 +14,6 @@ from ._checks import SHARED_CONSTRAINTS
 from ._merge import MERGES
 from ._new_nodes import fitted_features, grown_views
 from ._persistence import lean_state
-from ._train_scores import predict_from_scores
 from ._views import KernelViews
 from .selection import (DEFAULT_POLICY, FitSettings, SelectionPolicy, as_recipes,
                         default_kernels, node_keys, select_kernel)
@@ -359,8 +358,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         """
         index = self._kept(nodes, graph)
         if index is not None:
-            scores = predict_from_scores(self.estimator_, self._node_scores, index)
-            codes = self.estimator_._labels_of(scores)
+            codes = self.estimator_.predict_from_view_scores(
+                self._node_scores.features(index))
         else:
             codes = self.estimator_.predict(self._views(nodes, graph, features))
         return self.classes_[np.searchsorted(self.estimator_.classes_, codes)]
@@ -374,7 +373,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         """
         index = self._kept(nodes, graph)
         if index is not None:
-            return predict_from_scores(self.estimator_, self._node_scores, index, proba=True)
+            return self.estimator_.proba_from_view_scores(self._node_scores.features(index))
         return self.estimator_.predict_proba(self._views(nodes, graph, features))
 
     def decision_function(self, nodes=None, view=None, *, graph=None, features=None):
@@ -397,7 +396,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         estimator = self.estimator_
         if index is not None:
             if view is None:
-                scores = predict_from_scores(estimator, self._node_scores, index)
+                scores = estimator.decision_from_view_scores(self._node_scores.features(index))
                 return scores[:, 0] if estimator.classes_.size == 2 else scores
             features = self._node_scores.features(index)
             scores = {"source": features[:, 0], "target": features[:, 1]}
@@ -405,10 +404,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             views = self._views(nodes, graph, features)
             if view is None:
                 return estimator.decision_function(views)
-            intercepts, dual = estimator._coefficient_blocks()
-            scores = dict(zip(("source", "target"),
-                              estimator._view_scores(views, intercepts, dual,
-                                                     names=("source", "target"))))
+            scores = dict(zip(("source", "target"), estimator.view_decisions(views)))
         if estimator.classes_.size == 2:
             scores = {name: value[:, 0] for name, value in scores.items()}
         return scores if view == "both" else scores[view]
@@ -446,7 +442,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             raise ValueError(f"the kernel in use ({type(self.kernel_).__name__}) has no "
                              "explicit feature maps; primal weights exist for the attribute, "
                              "role and first-power link-profile kernels")
-        _, dual = self.estimator_._coefficient_blocks()     # (2, m, k): a~, b~
+        _, dual = self.estimator_.coefficient_blocks()     # (2, m, k): a~, b~
         return {"source": transpose_dot(dual[1], side="target").T,
                 "target": transpose_dot(dual[0], side="source").T,
                 "feature_names": getattr(self.kernel_, "feature_names", None)}

@@ -141,7 +141,7 @@ def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_fold
                                    max_folds, settings, operator))
     # 1. The folds: as many as the median class has labelled nodes (one of each per fold,
     # where few), at most max_folds; on many labelled nodes a sample ranks.
-    classes, codes = np.unique(train_codes, return_inverse=True)
+    codes = np.unique(train_codes, return_inverse=True)[1]
     random_state = settings.random_state
     median_class = float(np.median(np.bincount(codes)))
     merges = _merges_to_try(merge, median_class, policy)
@@ -166,7 +166,7 @@ def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_fold
     chosen, held_out, merge_optimism = choose_merge(
         best.oof.scores, codes, coarsen_folds(best.folds, policy.merge_folds), merges,
         policy.merge_cv_max)
-    estimator = assemble(best, chosen, classes, codes, settings)
+    estimator = assemble(best, chosen, train_codes, settings)
     # The held-out accuracy of the best of many candidates (and merges) flatters it; how
     # much, fold by fold (selection_optimism), is reported beside it. Subtracted, it
     # overcorrects as often as it corrects on a few labelled nodes (few_labels.md).

@@ -24,14 +24,15 @@ def fit_fixed(recipe, build, train_codes, train, gamma, merge, n_folds, settings
     train_kernel = restrict_kernel(kernel, train, train)
     if operator is not None:
         train_kernel = operator(train_kernel)
-    estimator = AsKLSClassifier(kernel="precomputed", **settings.estimator_params(
-        gamma=gamma, merge="joint" if merge == "auto" else merge, n_folds=n_folds))
-    estimator._validate_params()
+    params = settings.estimator_params(
+        gamma=gamma, merge="joint" if merge == "auto" else merge, n_folds=n_folds)
     scores = None
-    if operator is None and scores_every_node(train_kernel, estimator):
-        scores = fit_on_train_scores(estimator, train_kernel, train_codes, settings.verbose)
+    if operator is None and scores_every_node(train_kernel, params):
+        estimator, scores = fit_on_train_scores(train_kernel, train_codes, params,
+                                                settings.verbose)
     else:
-        estimator._fit_kernel(train_kernel, train_codes)
+        estimator = AsKLSClassifier(kernel="precomputed", **params).fit_kernel(train_kernel,
+                                                                              train_codes)
     if merge == "auto":
         _choose_blend(estimator, train_codes)
     selection = dict(kernel=recipe, gamma=float(gamma), score=None, accuracy=None,
@@ -51,8 +52,6 @@ def _choose_blend(estimator, codes):
     if scores is None:
         return
     scores = np.transpose(scores, (1, 0, 2))
-    codes = np.unique(codes, return_inverse=True)[1]
-    if ranking_score(scores, codes, (Merge("blend"), Merge("joint")))[2].blending:
-        estimator.set_params(merge="blend")
-        estimator._fit_stackers(estimator.stacking_scores_, codes,
-                                estimator._label_columns(codes))
+    ranking_codes = np.unique(codes, return_inverse=True)[1]
+    if ranking_score(scores, ranking_codes, (Merge("blend"), Merge("joint")))[2].blending:
+        estimator.set_merge("blend", codes)

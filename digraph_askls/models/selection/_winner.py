@@ -15,7 +15,6 @@ from .._askls import AsKLSClassifier
 from .._merge import as_merge
 from .._stackers import (BlendedStacker, fit_temperature, joint_logistic_regression,
                          softmax_rows, unpenalized_logistic_regression, view_logits)
-from .._training import label_columns
 from ._ranking import _views, ranking_score, selection_optimism
 
 __all__ = ["assemble", "choose_merge", "merge_estimates", "merge_probabilities"]
@@ -145,29 +144,16 @@ def choose_merge(scores, codes, folds, merges, merge_cv_max):
     return chosen, np.argmax(predictions, axis=1), 0.0
 
 
-def assemble(best, merge, classes, codes, settings):
+def assemble(best, merge, train_codes, settings):
     """The fitted :class:`AsKLSClassifier` of the winner ``best`` (a
     :class:`~._ranking.Scored`) under the :class:`~digraph_askls.models._merge.Merge`
     ``merge``, from its folds: the stackers learn the out-of-fold
     scores, the mean fold model scores new nodes for them, the model on all labelled
     nodes (where there is one) for the mean view."""
     oof = best.oof
-    m = codes.size
-    estimator = AsKLSClassifier(kernel="precomputed", **settings.estimator_params(
-        gamma=best.gamma, merge=merge.name, n_folds=len(best.folds)))
-    estimator._validate_params()
-    estimator.classes_ = classes
-    estimator.shape_fit_ = (m, m)
     full = oof.full_model if oof.full_model is not None else oof.mean_model
-    estimator._set_coefficients(*full)
-    estimator.stack_folds_ = [(np.arange(m), *oof.mean_model)]
-    estimator.solver_result_ = oof.result
-    estimator.n_iter_ = 0 if oof.result is None else oof.result.n_iter
-    if merge.stacking:
-        estimator._fit_stackers(oof.scores.transpose(1, 0, 2), codes, label_columns(codes))
-    else:
-        views = oof.scores if merge.combine == "mean" \
-            else oof.scores[[int(merge.combine == "target")]]
-        mean = views.mean(axis=0)
-        estimator.view_temperature_ = fit_temperature(view_logits(mean, 1), codes)
-    return estimator
+    return AsKLSClassifier.from_solution(
+        train_codes, full, oof.mean_model, oof.result,
+        stacking_scores=oof.scores.transpose(1, 0, 2) if merge.stacking else None,
+        view_scores=oof.scores, **settings.estimator_params(
+            gamma=best.gamma, merge=merge.name, n_folds=len(best.folds)))
