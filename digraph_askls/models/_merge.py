@@ -11,7 +11,7 @@ which held-out scores the stackers learn (``"folds"``, out-of-fold scores;
 ``merge=`` parameters take (:data:`MERGES`).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["MERGES", "Merge", "as_merge"]
 
@@ -35,10 +35,30 @@ class Merge:
 
     combine: str
     scores: str = "folds"
+    #: The name the ``merge=`` parameters take, and ``selection_`` reports.
+    name: str = field(init=False, repr=False, compare=False)
+    #: Whether stackers learn the held-out view scores (else a mean of views).
+    stacking: bool = field(init=False, repr=False, compare=False)
+    #: Whether one multinomial model reads every view of every class.
+    joint: bool = field(init=False, repr=False, compare=False)
+    #: Whether the joint stacker is blended with the calibrated mean view.
+    blending: bool = field(init=False, repr=False, compare=False)
+    #: The views the merge reads.
+    views: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if self.combine not in _COMBINES or self.scores not in _SCORES:
             raise ValueError(f"unknown merge ({self.combine!r}, {self.scores!r})")
+        base = _FOLD_NAMES.get(self.combine, self.combine)
+        # Plain attributes, set once: the selection reads them in its inner loops.
+        for name, value in (
+                ("name", base if self.scores == "folds" else f"{base}_{self.scores}"),
+                ("stacking", self.combine in ("stack", "joint", "blend")),
+                ("joint", self.combine in ("joint", "blend")),
+                ("blending", self.combine == "blend"),
+                ("views", (self.combine,) if self.combine in ("source", "target")
+                 else ("source", "target"))):
+            object.__setattr__(self, name, value)
 
     @classmethod
     def named(cls, name):
@@ -47,32 +67,6 @@ class Merge:
             return _BY_NAME[name]
         except KeyError:
             raise ValueError(f"unknown merge {name!r}; choose from {list(MERGES)}") from None
-
-    @property
-    def name(self):
-        """The name the ``merge=`` parameters take, and ``selection_`` reports."""
-        base = _FOLD_NAMES.get(self.combine, self.combine)
-        return base if self.scores == "folds" else f"{base}_{self.scores}"
-
-    @property
-    def stacking(self):
-        """Whether stackers learn the held-out view scores (else a mean of views)."""
-        return self.combine in ("stack", "joint", "blend")
-
-    @property
-    def joint(self):
-        """Whether one multinomial model reads every view of every class."""
-        return self.combine in ("joint", "blend")
-
-    @property
-    def blending(self):
-        return self.combine == "blend"
-
-    @property
-    def views(self):
-        """The views the merge reads."""
-        return (self.combine,) if self.combine in ("source", "target") \
-            else ("source", "target")
 
     def __str__(self):
         return self.name

@@ -12,7 +12,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .._merge import as_merge
 from .._stackers import fit_temperature, softmax_rows, view_logits
 from ._folds import coarsen_folds
 from ._out_of_fold import OutOfFold
@@ -21,17 +20,16 @@ __all__ = ["Scored", "rank", "ranking_score", "selection_optimism"]
 
 logger = logging.getLogger(__name__)
 
-_MEAN = as_merge("average")
-
 #: Ridge penalty (per sample) of the least-squares stacker that ranks candidates.
 STACKER_RIDGE = 1e-3
 
 
-def _views(scores, merge):
-    """The views a :class:`~digraph_askls.models._merge.Merge` reads, (n_views, n, k)."""
-    if merge.combine == "source":
+def _views(scores, combine):
+    """The views that a merge of the views ``combine``
+    (:attr:`~digraph_askls.models._merge.Merge.combine`) reads, (n_views, n, k)."""
+    if combine == "source":
         return scores[:1]
-    if merge.combine == "target":
+    if combine == "target":
         return scores[1:]
     return scores
 
@@ -79,7 +77,7 @@ def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions
     scores : ndarray of shape (2, m, k)
         Out-of-fold view scores.
     codes : ndarray of int, shape (m,)
-    merges : sequence of Merge (or their names)
+    merges : sequence of Merge
 
     Returns
     -------
@@ -87,7 +85,7 @@ def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions
     predictions : ndarray of shape (m, n_classes)
         With ``return_predictions``: the held-out predictions of the best merge.
     """
-    merges = {merge.combine: merge for merge in map(as_merge, merges)}
+    merges = {merge.combine: merge for merge in merges}
     m = codes.size
     n_classes = int(codes.max()) + 1
     T = np.zeros((m, n_classes))
@@ -98,25 +96,24 @@ def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions
         stacked = _ridge_loo_predictions(scores, codes, ridge)[1]
         for combine in ("joint", "stack"):
             if combine in merges:
-                results[merges[combine]] = _quality(T, stacked, codes)
-                predictions[merges[combine]] = stacked
+                results[combine], predictions[combine] = _quality(T, stacked, codes), stacked
     for combine in ("mean", "source", "target", "blend"):
         if combine not in merges:
             continue
-        merge = merges[combine]
-        views = _views(scores, _MEAN if combine == "blend" else merge)
+        views = _views(scores, "mean" if combine == "blend" else combine)
         flat = views.transpose(1, 0, 2).reshape(m, -1)
         logits = view_logits(flat, views.shape[0])
         temperature, scale = fit_temperature(logits, codes)
         calibrated = softmax_rows(temperature * logits / scale)
         if combine == "blend":
             calibrated = 0.5 * (stacked + calibrated)
-        results[merge], predictions[merge] = _quality(T, calibrated, codes), calibrated
-    ranked = {merge: accuracy + brier / (m + 1) for merge, (brier, accuracy) in results.items()}
+        results[combine], predictions[combine] = _quality(T, calibrated, codes), calibrated
+    ranked = {combine: accuracy + brier / (m + 1)
+              for combine, (brier, accuracy) in results.items()}
     best = max(ranked, key=ranked.get)
     if return_predictions:
-        return ranked[best], results[best][1], best, predictions[best]
-    return ranked[best], results[best][1], best
+        return ranked[best], results[best][1], merges[best], predictions[best]
+    return ranked[best], results[best][1], merges[best]
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,8 @@ def merge_probabilities(merge, train_scores, train_codes, test_scores, n_classes
     :class:`~digraph_askls.models._merge.Merge` or its name.
     """
     merge = as_merge(merge)
-    train_scores, test_scores = _views(train_scores, merge), _views(test_scores, merge)
+    train_scores = _views(train_scores, merge.combine)
+    test_scores = _views(test_scores, merge.combine)
     n_views, m, k = train_scores.shape
     flat_train = train_scores.transpose(1, 0, 2).reshape(m, -1)
     flat_test = test_scores.transpose(1, 0, 2).reshape(test_scores.shape[1], -1)
