@@ -15,7 +15,8 @@ from digraph_askls.kernels import (AttributeKernel, LinkProfileKernel, WalkKerne
                                    get_graph_kernel, restrict_kernel)
 from digraph_askls.linalg import AsKLSSystem
 from digraph_askls.models._training import decompose, label_columns
-from digraph_askls.models.selection._folds import coarsen_folds, make_folds, node_keys
+from digraph_askls.models._folds import coarsen_folds, make_folds
+from digraph_askls.models.selection._folds import node_keys
 from digraph_askls.models.selection._out_of_fold import (solved_out_of_fold,
                                                          spectral_out_of_fold,
                                                          walk_out_of_fold)

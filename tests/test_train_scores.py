@@ -56,7 +56,8 @@ def test_folds_in_one_solve_predict_as_tight_fold_solves(problem):
     # A walk kernel scored by its folds in one solve: the folds share the walk's steps
     # and stop at rtol 1e-4; each fold solved on its own to 1e-13, stacked the same way,
     # predicts the same.
-    from digraph_askls.models.selection._folds import make_folds, node_keys
+    from digraph_askls.models._folds import make_folds
+    from digraph_askls.models.selection._folds import node_keys
     from digraph_askls.models._stackers import joint_logistic_regression
 
     adjacency, labels, known = problem
@@ -146,7 +147,7 @@ def test_progress_of_the_walk_steps(problem, capsys):
 
 
 def test_folds_in_one_solve_equal_each_fold_alone(problem):
-    from digraph_askls.models.selection._folds import make_folds
+    from digraph_askls.models._folds import make_folds
     from digraph_askls.models.selection._out_of_fold import walk_out_of_fold
 
     adjacency, _, known = problem

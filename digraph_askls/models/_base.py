@@ -5,7 +5,6 @@ import warnings
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -18,6 +17,7 @@ from ..linalg._dense import _one_blas_thread
 from ..kernels import VECTOR_KERNELS, restrict_kernel
 from ..kernels._restrict import views_pair_product
 from ._checks import SHARED_CONSTRAINTS, check_targets
+from ._folds import kfold_splits
 from ._stackers import (
     BlendedStacker, joint_logistic_regression, unpenalized_logistic_regression,
 )
@@ -218,16 +218,6 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
         Y[np.arange(codes.size), codes] = 1.0
         return Y
 
-    def _folds(self, codes):
-        counts = np.bincount(codes)
-        if counts.min() >= self.n_folds:
-            splitter = StratifiedKFold(self.n_folds, shuffle=True,
-                                       random_state=self.random_state)
-        else:
-            splitter = KFold(min(self.n_folds, codes.size), shuffle=True,
-                             random_state=self.random_state)
-        return list(splitter.split(np.zeros(codes.size), codes))
-
     def _fit_stacking(self, K, codes, Y, x_full=None, full=None):
         """Out-of-fold view scores and one logistic regression per class.
 
@@ -247,7 +237,7 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
             self.stack_folds_.append((np.arange(m), *full))
             folds = []
         else:
-            folds = self._folds(codes)
+            folds = kfold_splits(codes, self.n_folds, self.random_state)
         for train, valid in folds:
             with warnings.catch_warnings():
                 # The full training system has already said whether it is singular.

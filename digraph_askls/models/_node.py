@@ -102,7 +102,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     n_folds : int, default=20
         At most this many folds judge the candidates: the labelled nodes of each class are
         dealt into as many folds as the median class has labelled nodes, at most
-        ``n_folds`` (see :func:`~digraph_askls.models.selection._folds.make_folds`); a
+        ``n_folds`` (see :func:`~digraph_askls.models._folds.make_folds`); a
         walk kernel's folds are joined into fewer where its steps would cost more than
         the policy's ``walk_step_budget``, and into two where the median class has more
         than ``few_labels_per_class`` (50) labelled nodes.

@@ -18,7 +18,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..kernels._restrict import _RestrictedKernel
-from ..linalg._scores import NotPositiveDefinite, solve_with_scores
+from ..linalg import NotPositiveDefinite
+from ..linalg._scores import solve_with_scores
 from ._askls import AsKLSClassifier
 from ._checks import check_targets
 from ._merge import Merge

@@ -19,11 +19,10 @@ import numpy as np
 from scipy import sparse
 
 from ...kernels import restrict_kernel
-from ...linalg import SingularSystemError
-from ...linalg._scores import NotPositiveDefinite
+from ...linalg import NotPositiveDefinite, SingularSystemError
 from .._train_scores import scores_all_rows
 from .._training import decompose
-from ._folds import coarsen_folds
+from .._folds import coarsen_folds
 from ._out_of_fold import solved_out_of_fold, spectral_out_of_fold, walk_out_of_fold
 
 __all__ = ["Engine", "SolvedEngine", "SpectralEngine", "WalkEngine", "engine_for",

@@ -1,75 +1,20 @@
-"""The folds of the selection: stratified, every candidate judged on the same ones.
+"""Step 3 of the selection, the folds: stratified, every candidate judged on the same
+ones.
 
-The labelled nodes are dealt once into stratified folds (:func:`make_folds`), in an order
-that follows the nodes, not their positions (:func:`node_keys`); the steps that cost per
-fold take them joined (:func:`coarsen_folds`). On many labelled nodes, the candidates that
-need a decomposition are ranked on a stratified sample (:func:`ranking_sample`).
+The labelled nodes are dealt once into stratified folds
+(:func:`~digraph_askls.models._folds.make_folds`), in an order that follows the nodes,
+not their positions (:func:`node_keys`). On many labelled nodes, the candidates that
+need a decomposition are ranked on a stratified sample (:func:`ranking_sample`), with
+folds of their own (:func:`selection_folds`).
 """
 
 import numpy as np
 from scipy import sparse
 from sklearn.utils import check_random_state
 
-__all__ = ["coarsen_folds", "make_folds", "node_keys", "ranking_sample"]
+from .._folds import make_folds
 
-
-def make_folds(codes, n_folds, random_state=None, keys=None):
-    """The held-out nodes of each fold, every class dealt out evenly.
-
-    The nodes of each class are shuffled and dealt into the folds in turn (the deal goes
-    on from class to class, so the folds' sizes differ by one at most): every fold holds
-    about the same share of each class, and the class shares of each fold's training set
-    stay those of all the labelled nodes. That matters: a model trained on a set whose
-    class shares are off scores the held-out nodes off in proportion, the way
-    leave-one-out scores point away from the left-out node's class (see
-    :mod:`~digraph_askls.linalg._spectral_folds`).
-
-    ``keys`` (one number per node, see :func:`node_keys`) order the nodes before they
-    are shuffled, so that the folds follow the nodes, not their positions: relabelling
-    the nodes of a graph permutes the folds with them.
-
-    Parameters
-    ----------
-    codes : ndarray of int, shape (m,)
-    n_folds : int
-        At most this many folds; fewer when there are fewer nodes.
-    random_state : int, RandomState or None
-    keys : ndarray of shape (m,), optional
-
-    Returns
-    -------
-    list of ndarray of int
-        The sorted held-out positions of each fold.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> folds = make_folds(np.array([0, 0, 0, 1, 1, 1]), 3, random_state=0)
-    >>> sorted(np.concatenate(folds).tolist()), [len(fold) for fold in folds]
-    ([0, 1, 2, 3, 4, 5], [2, 2, 2])
-    >>> [sorted(np.array([0, 0, 0, 1, 1, 1])[fold].tolist()) for fold in folds]
-    [[0, 1], [0, 1], [0, 1]]
-    """
-    m = codes.size
-    n_folds = max(1, min(int(n_folds), m))
-    order = np.arange(m) if keys is None else np.argsort(keys, kind="stable")
-    shuffled = order[check_random_state(random_state).permutation(m)]
-    fold_of = np.empty(m, dtype=int)
-    start = 0
-    for label in np.unique(codes):
-        members = shuffled[codes[shuffled] == label]
-        fold_of[members] = (start + np.arange(members.size)) % n_folds
-        start = (start + members.size) % n_folds
-    return [np.flatnonzero(fold_of == fold) for fold in range(n_folds)]
-
-
-def coarsen_folds(folds, n_groups):
-    """``folds`` joined into at most ``n_groups`` folds (fold ``j`` with ``j + n_groups``,
-    ``j + 2 n_groups`` ...): coarser folds whose training sets are unions of the fine
-    ones', for the steps that cost per fold."""
-    if len(folds) <= n_groups:
-        return list(folds)
-    return [np.sort(np.concatenate(folds[start::n_groups])) for start in range(n_groups)]
+__all__ = ["node_keys", "ranking_sample", "selection_folds"]
 
 
 def node_keys(adjacency, features=None, rounds=2):
@@ -117,3 +62,18 @@ def ranking_sample(codes, random_state, size):
         size = max(min(2, members.size), int(round(total * members.size / m)))
         keep.append(rng.choice(members, size, replace=False))
     return np.sort(np.concatenate(keep))
+
+
+def selection_folds(codes, max_folds, random_state, keys, ranked):
+    """The folds of every labelled node, and those of the ranking sample ``ranked``.
+
+    As many folds as the median class has labelled nodes (one of each per fold, where
+    few), at most ``max_folds``; the sample's folds are the same when it holds every
+    node.
+    """
+    n_folds = max(2, min(max_folds, int(np.median(np.bincount(codes)))))
+    folds = make_folds(codes, n_folds, random_state, keys)
+    if ranked.size == codes.size:
+        return folds, folds
+    return folds, make_folds(codes[ranked], n_folds, random_state,
+                             None if keys is None else keys[ranked])

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._stackers import fit_temperature, softmax_rows, view_logits
-from ._folds import coarsen_folds
+from .._folds import coarsen_folds
 from ._out_of_fold import OutOfFold
 
 __all__ = ["Scored", "rank", "ranking_score", "selection_optimism"]

@@ -37,7 +37,8 @@ from .._askls import AsKLSClassifier
 from .._merge import Merge, as_merge
 from ._candidates import Candidate
 from ._engines import engine_for, winner_on_all
-from ._folds import coarsen_folds, make_folds, ranking_sample
+from ._folds import ranking_sample, selection_folds
+from .._folds import coarsen_folds
 from ._ranking import rank
 from ._single import fit_fixed
 from ._winner import assemble, choose_merge
@@ -139,18 +140,15 @@ def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_fold
                              f"gamma; got {len(recipes)} kernels and gammas {grids}")
         return Selected(*fit_fixed(recipes[0], build, train_codes, train, grids[0][0], merge,
                                    max_folds, settings, operator))
-    # 1. The folds: as many as the median class has labelled nodes (one of each per fold,
-    # where few), at most max_folds; on many labelled nodes a sample ranks.
     codes = np.unique(train_codes, return_inverse=True)[1]
-    random_state = settings.random_state
-    median_class = float(np.median(np.bincount(codes)))
-    merges = _merges_to_try(merge, median_class, policy)
-    ranked = ranking_sample(codes, random_state, policy.ranking_sample_size(n_nodes))
+    merges = _merges_to_try(merge, float(np.median(np.bincount(codes))), policy)
+    # The folds of every labelled node, and of the sample that ranks (all of them, or a
+    # stratified sample where there are many).
+    ranked = ranking_sample(codes, settings.random_state,
+                            policy.ranking_sample_size(n_nodes))
     on_sample = ranked.size < codes.size
-    n_folds = max(2, min(max_folds, int(median_class)))
-    folds = make_folds(codes, n_folds, random_state, keys)
-    sample_folds = folds if not on_sample else make_folds(
-        codes[ranked], n_folds, random_state, None if keys is None else keys[ranked])
+    folds, sample_folds = selection_folds(codes, max_folds, settings.random_state, keys,
+                                          ranked)
     # 2-4. The candidates, each with its engine, scored and ranked.
     candidates = (Candidate(recipe, engine.gammas(grid, gammas is None), engine)
                   for recipe, grid in zip(recipes, grids)
