@@ -16,11 +16,12 @@ from ..linalg import (
 from ..linalg._dense import _one_blas_thread
 from ..kernels import VECTOR_KERNELS, restrict_kernel
 from ..kernels._restrict import views_pair_product
-from ._checks import SHARED_CONSTRAINTS, check_targets
+from ._checks import SHARED_CONSTRAINTS, check_classes, check_targets
 from ._folds import kfold_splits
 from ._stackers import (
     BlendedStacker, joint_logistic_regression, unpenalized_logistic_regression,
 )
+from ._training import label_columns
 from ._views import KernelViews, kernel_dot
 
 __all__ = []
@@ -203,20 +204,12 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
 
     def _start_fit(self, y, shape):
         """Check the training labels ``y``, set ``classes_`` and ``shape_fit_``; the codes."""
-        y = check_targets(y, shape[0])
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise ValueError(f"the training labels must contain at least 2 classes, got "
-                             f"{self.classes_.size} class: {self.classes_.tolist()}")
+        self.classes_, codes = check_classes(y, shape[0])
         self.shape_fit_ = shape
         return codes
 
     def _label_columns(self, codes):
-        if self.classes_.size == 2:
-            return np.where(codes == 1, 1.0, -1.0)[:, None]
-        Y = -np.ones((codes.size, self.classes_.size))
-        Y[np.arange(codes.size), codes] = 1.0
-        return Y
+        return label_columns(codes, self.classes_.size)
 
     def _fit_stacking(self, K, codes, Y, x_full=None, full=None):
         """Out-of-fold view scores and one logistic regression per class.

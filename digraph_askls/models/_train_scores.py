@@ -21,7 +21,7 @@ from ..kernels._restrict import _RestrictedKernel
 from ..linalg import NotPositiveDefinite
 from ..linalg._scores import solve_with_scores
 from ._askls import AsKLSClassifier
-from ._checks import check_targets
+from ._checks import check_classes, check_targets
 from ._merge import Merge
 from ._training import label_columns
 
@@ -119,10 +119,7 @@ def fit_on_train_scores(train_kernel, y, params, verbose=False):
     K, rows = train_kernel.K, train_kernel.rows
     m, n = rows.size, K.shape[0]
     y = check_targets(y, m)
-    classes, codes = np.unique(y, return_inverse=True)
-    if classes.size < 2:
-        raise ValueError(f"the training labels must contain at least 2 classes, got "
-                         f"{classes.size} class: {classes.tolist()}")
+    codes = check_classes(y, m)[1]
     Y = label_columns(codes)
     hops = getattr(K, "pair_hops", None)
     bar = tqdm(total=0, desc="AsK-LS walk steps", unit="step", disable=not verbose,

@@ -10,9 +10,11 @@ from ..linalg import SpectralAsKLS
 __all__ = ["decompose", "label_columns"]
 
 
-def label_columns(codes):
-    """The ``+1`` / ``-1`` columns of the one-vs-rest problems (one column for two classes)."""
-    n_classes = int(codes.max()) + 1
+def label_columns(codes, n_classes=None):
+    """The ``+1`` / ``-1`` columns of the one-vs-rest problems (one column for two
+    classes) of the class codes ``codes`` among ``n_classes`` (default: the largest code
+    and those below it)."""
+    n_classes = int(codes.max()) + 1 if n_classes is None else n_classes
     if n_classes == 2:
         return np.where(codes == 1, 1.0, -1.0)[:, None]
     Y = -np.ones((codes.size, n_classes))
