@@ -131,7 +131,7 @@ def test_default_fits_the_walk_kernel_alone_on_many_labelled_nodes(problem):
     score, accuracy = selection.pop("score"), selection.pop("accuracy")
     assert selection.pop("optimism") == 0               # one candidate, one merge
     assert 2 <= selection.pop("n_folds") <= 20       # as many as the walk's steps afford
-    assert selection == dict(kernel=WalkKernel(n_hops=10), gamma=DEFAULT_POLICY.alone_gamma,
+    assert selection == dict(kernel=WalkKernel(n_hops=10), gamma=DEFAULT_POLICY.walk_gamma,
                              engine="walk", merge="joint")
     test = np.flatnonzero(known < 0)
     correct = np.mean(clf.predict(test) == labels[test])
@@ -193,7 +193,7 @@ def test_many_labelled_nodes_with_features_rank_on_a_sample(problem, monkeypatch
                                                             features=features)
     engines = dict(zip(map(type, clf.cv_results_["kernel"]), clf.cv_results_["engine"]))
     assert engines[WalkKernel] == "walk" and clf.cv_results_["gamma"][-1] == \
-        DEFAULT_POLICY.alone_gamma
+        DEFAULT_POLICY.walk_gamma
     chosen = type(clf.selection_["kernel"])
     assert len(solves) == 1           # the winner's folds are not solved again
     if winner is WalkKernel:

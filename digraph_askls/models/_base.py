@@ -256,37 +256,34 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
         0.03 s for 6,000 samples, ``docs/results/speed.md``).
         """
         with _one_blas_thread():
-            self._fit_stackers_now(features, codes, Y)
-
-    def _fit_stackers_now(self, features, codes, Y):
-        self.stacking_scores_ = features
-        m, n_views, k = features.shape
-        coefficients = (n_views * k + 1) * k if self._joint_stacking() else n_views + 1
-        cap = max(MAX_STACKING_SAMPLES, SAMPLES_PER_STACKING_COEFFICIENT * coefficients)
-        if m > cap:
-            # A stacker has a handful of coefficients per class: a random subset of the
-            # training samples pins them down as well as all of them, at a fraction of
-            # the logistic regressions' time.
-            keep = np.sort(check_random_state(self.random_state).choice(
-                m, cap, replace=False))
-            features, codes, Y, m = features[keep], codes[keep], Y[keep], keep.size
-        if self._joint_stacking():
-            # One multinomial model on the view scores of every class: it can learn that
-            # a class shows up as a pattern across the other classes' scores (e.g. flows
-            # from class c - 1 into c and from c into c + 1), which per-class models miss.
-            if self._blending():
-                stacker = BlendedStacker(n_views=features.shape[1])
-            else:
-                stacker = joint_logistic_regression()
-            self.stackers_ = [stacker.fit(features.reshape(m, -1), codes)]
-            return
-        self.stackers_ = []
-        for column in range(Y.shape[1]):
-            target = (Y[:, column] > 0).astype(int)
-            if target.min() == target.max():
-                raise ValueError("stacking needs both classes in every one-vs-rest column")
-            model = unpenalized_logistic_regression()
-            self.stackers_.append(model.fit(features[:, :, column], target))
+            self.stacking_scores_ = features
+            m, n_views, k = features.shape
+            coefficients = (n_views * k + 1) * k if self._joint_stacking() else n_views + 1
+            cap = max(MAX_STACKING_SAMPLES, SAMPLES_PER_STACKING_COEFFICIENT * coefficients)
+            if m > cap:
+                # A stacker has a handful of coefficients per class: a random subset of the
+                # training samples pins them down as well as all of them, at a fraction of
+                # the logistic regressions' time.
+                keep = np.sort(check_random_state(self.random_state).choice(
+                    m, cap, replace=False))
+                features, codes, Y, m = features[keep], codes[keep], Y[keep], keep.size
+            if self._joint_stacking():
+                # One multinomial model on the view scores of every class: it can learn that
+                # a class shows up as a pattern across the other classes' scores (e.g. flows
+                # from class c - 1 into c and from c into c + 1), which per-class models miss.
+                if self._blending():
+                    stacker = BlendedStacker(n_views=features.shape[1])
+                else:
+                    stacker = joint_logistic_regression()
+                self.stackers_ = [stacker.fit(features.reshape(m, -1), codes)]
+                return
+            self.stackers_ = []
+            for column in range(Y.shape[1]):
+                target = (Y[:, column] > 0).astype(int)
+                if target.min() == target.max():
+                    raise ValueError("stacking needs both classes in every one-vs-rest column")
+                model = unpenalized_logistic_regression()
+                self.stackers_.append(model.fit(features[:, :, column], target))
 
     def _stacked_features(self, views):
         """Test features: the view scores averaged over the fold models.

@@ -37,8 +37,9 @@ PRESETS = {
 }
 
 
-def _same(value, default):
-    return type(value) is type(default) and value == default
+def _is_auto(value):
+    """Whether a parameter is the string ``"auto"`` (not an object equal to it)."""
+    return type(value) is str and value == "auto"
 
 
 class NodeClassifier(FittedAttributesMixin, BaseEstimator):
@@ -273,7 +274,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         self._fitted_features, self._weight = fitted_features(given, features), weight
         self.train_nodes_ = train
         policy = DEFAULT_POLICY if self.policy is None else self.policy
-        if _same(config["kernel"], "auto"):
+        if _is_auto(config["kernel"]):
             if config["kernel_params"] is not None:
                 raise ValueError("kernel_params set the parameters of a kernel given by name; "
                                  "with kernel='auto' pass kernel='ppr' (or another name), or "
@@ -284,7 +285,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
                                       policy=policy)
         else:
             recipes = as_recipes(config["kernel"], config["kernel_params"])
-        gammas = None if _same(config["gamma"], "auto") else config["gamma"]
+        gammas = None if _is_auto(config["gamma"]) else config["gamma"]
         settings = FitSettings(solver=self.solver, preconditioner=self.preconditioner,
                                regularization=config["regularization"], tol=config["tol"],
                                max_iter=self.max_iter, random_state=self.random_state,
@@ -298,7 +299,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
                                  settings=settings, policy=policy, n_nodes=adjacency.shape[0],
                                  operator=self.operator,
                                  keys=node_keys(adjacency, features)[train],
-                                 fixed=self.preset_ is not None)
+                                 as_given=self.preset_ is not None)
         (self.kernel_, self.estimator_, self.selection_, self.cv_results_,
          self._node_scores) = selected
         self.classes_ = np.asarray(classes)[self.estimator_.classes_]
@@ -316,7 +317,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         return KernelViews(restrict_kernel(self.kernel_, index, train),
                            restrict_kernel(self.kernel_, train, index))
 
-    def _kept(self, nodes, graph=None):
+    def _positions_with_scores(self, nodes, graph=None):
         """Positions of ``nodes`` when the fit kept every node's scores (and no grown
         graph is given), else None."""
         check_is_fitted(self)
@@ -356,7 +357,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         >>> clf.predict(["new", "other"], graph=grown).tolist()
         ['a', 'b']
         """
-        index = self._kept(nodes, graph)
+        index = self._positions_with_scores(nodes, graph)
         if index is not None:
             codes = self.estimator_.predict_from_view_scores(
                 self._node_scores.features(index))
@@ -371,7 +372,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
 
         ``graph`` and ``features``: nodes of a grown graph, as in :meth:`predict`.
         """
-        index = self._kept(nodes, graph)
+        index = self._positions_with_scores(nodes, graph)
         if index is not None:
             return self.estimator_.proba_from_view_scores(self._node_scores.features(index))
         return self.estimator_.predict_proba(self._views(nodes, graph, features))
@@ -392,7 +393,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         """
         if view not in (None, "source", "target", "both"):
             raise ValueError(f"view must be None, 'source', 'target' or 'both', got {view!r}")
-        index = self._kept(nodes, graph)
+        index = self._positions_with_scores(nodes, graph)
         estimator = self.estimator_
         if index is not None:
             if view is None:

@@ -57,9 +57,9 @@ class Engine:
         self.settings = settings
         self.on_sample = on_sample
 
-    def gammas(self, grid, own_grid):
+    def gammas(self, grid, kernel_grid):
         """The gammas it scores: ``grid``, or fewer where each costs a solve and the
-        grid is the kernel's own (``own_grid``)."""
+        grid is the kernel's own (``kernel_grid``)."""
         return tuple(grid)
 
     def out_of_fold(self, gamma, damp_singular=True):
@@ -73,7 +73,7 @@ class Engine:
         logger.info("gamma=%g skipped: %s", gamma, exc)
         return None
 
-    def _solved(self, gamma):
+    def _solve_each_fold(self, gamma):
         return solved_out_of_fold(self.train_kernel, self.codes, gamma, self.folds,
                                   **self.settings.solve_options())
 
@@ -99,12 +99,12 @@ class SpectralEngine(Engine):
         split)."""
         if damp_singular and self.settings.regularization != None:       # noqa: E711
             logger.info("gamma=%g: %s; solving each fold damped", gamma, exc)
-            return self._solved(gamma)
+            return self._solve_each_fold(gamma)
         return super()._on_singular(gamma, exc, damp_singular)
 
 
 class WalkEngine(Engine):
-    """All folds of a walk kernel in one solve, at the policy's ``alone_gamma``."""
+    """All folds of a walk kernel in one solve, at the policy's ``walk_gamma``."""
 
     name = "walk"
 
@@ -112,10 +112,10 @@ class WalkEngine(Engine):
         super().__init__(kernel, train_kernel, codes,
                          walk_folds(train_kernel.K, folds, codes, policy), settings,
                          on_sample)
-        self.alone_gamma = policy.alone_gamma
+        self.walk_gamma = policy.walk_gamma
 
-    def gammas(self, grid, own_grid):
-        return (self.alone_gamma,) if own_grid else tuple(grid)
+    def gammas(self, grid, kernel_grid):
+        return (self.walk_gamma,) if kernel_grid else tuple(grid)
 
     def _out_of_fold(self, gamma):
         return walk_out_of_fold(self.train_kernel, self.codes, gamma, self.folds,
@@ -128,15 +128,15 @@ class SolvedEngine(Engine):
 
     name = "solved"
 
-    def gammas(self, grid, own_grid):
-        return tuple(grid[:1]) if own_grid else tuple(grid)    # a solve per fold and
+    def gammas(self, grid, kernel_grid):
+        return tuple(grid[:1]) if kernel_grid else tuple(grid)    # a solve per fold and
                                                                 # gamma is dear: the first
 
     def _out_of_fold(self, gamma):
-        return self._solved(gamma)
+        return self._solve_each_fold(gamma)
 
 
-def _thin(train_kernel):
+def _has_thin_maps(train_kernel):
     """Whether the block has explicit maps with fewer features than samples."""
     m = train_kernel.shape[0]
     factors = getattr(train_kernel, "factors", None)
@@ -149,7 +149,7 @@ def _decomposable(train_kernel, policy):
     kernels with ``to_dense``) of at most ``policy.spectral_max_train`` samples. A plain
     operator such as a walk series would need ``m`` products with the whole graph."""
     m = train_kernel.shape[0]
-    if _thin(train_kernel):
+    if _has_thin_maps(train_kernel):
         return True
     direct = (isinstance(train_kernel, np.ndarray) or sparse.issparse(train_kernel)
               or callable(getattr(train_kernel, "to_dense", None)))

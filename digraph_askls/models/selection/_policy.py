@@ -30,7 +30,7 @@ class SelectionPolicy:
         Largest number of labelled nodes whose dense training kernel is decomposed (an
         SVD of this size takes about 10 s on 2 cores); above it the candidates are ranked
         on a stratified sample of this size.
-    alone_gamma : float, default=1e-5
+    walk_gamma : float, default=1e-5
         gamma of a walk kernel scored by its one-solve folds. The stackers standardise
         the view scores, which stop changing as gamma shrinks (they tend to the kernel's
         votes ``K(x, X) y`` and ``K(X, x)^T y``); at this gamma the solve meets its
@@ -54,7 +54,7 @@ class SelectionPolicy:
     large_graph: int = 20_000
     large_graph_sample: int = 1000
     spectral_max_train: int = 5000
-    alone_gamma: float = 1e-5
+    walk_gamma: float = 1e-5
     merge_folds: int = 5
     merge_cv_max: int = 2000
     walk_step_budget: float = 2e8

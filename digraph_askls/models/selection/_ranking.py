@@ -188,14 +188,14 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
             break
         engine = candidate.engine
         shared = time.perf_counter() - start
-        alone = single_kernel and len(candidate.gammas) == 1    # nothing to rank
+        unranked = single_kernel and len(candidate.gammas) == 1    # nothing to rank
         for gamma in candidate.gammas:
             start = time.perf_counter()
-            oof = engine.out_of_fold(gamma, damp_singular=alone)
+            oof = engine.out_of_fold(gamma, damp_singular=unranked)
             if oof is None:
                 continue
             judged = oof.scores if engine.on_sample else oof.scores[:, ranked]
-            if alone:                   # the winner's merges are judged anyway
+            if unranked:                # the winner's merges are judged anyway
                 score = accuracy = merge = None
             else:
                 score, accuracy, merge, predicted = ranking_score(

@@ -75,7 +75,7 @@ def _merges_to_try(merge, labels_per_class, policy):
 
 
 def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_folds, settings,
-                  policy, n_nodes, operator=None, keys=None, fixed=False):
+                  policy, n_nodes, operator=None, keys=None, as_given=False):
     """Score every (recipe, gamma) on the labelled nodes and fit the best one.
 
     Parameters
@@ -88,7 +88,7 @@ def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_fold
     train : ndarray of int
     gammas : None, float or sequence of float
         None: each recipe's own grid (:func:`~digraph_askls.kernels.gamma_grid`; a walk
-        kernel scored in one solve is fitted at ``policy.alone_gamma``).
+        kernel scored in one solve is fitted at ``policy.walk_gamma``).
     merge : str
         The ``merge`` parameter; ``"auto"`` compares the merges at the winner.
     max_folds : int
@@ -105,7 +105,7 @@ def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_fold
     keys : ndarray, optional
         A number per labelled node that orders them before they are dealt into folds
         (:func:`~._folds.node_keys`): the folds then follow the nodes, not their positions.
-    fixed : bool, default=False
+    as_given : bool, default=False
         Fit the single configuration as :class:`AsKLSClassifier` itself does, without
         folds of the selection (the presets, which reproduce published protocols).
 
@@ -134,7 +134,7 @@ def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_fold
     grids = [gamma_grid(recipe) if gammas is None else tuple(np.atleast_1d(gammas))
              for recipe in recipes]
     single = len(recipes) == 1 and len(grids[0]) == 1
-    if fixed or operator is not None or (merge != "auto" and as_merge(merge).scores != "folds"):
+    if as_given or operator is not None or (merge != "auto" and as_merge(merge).scores != "folds"):
         if not single:
             raise ValueError(f"merge={merge!r}, operator= and presets fit one kernel and one "
                              f"gamma; got {len(recipes)} kernels and gammas {grids}")
@@ -150,7 +150,7 @@ def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_fold
     folds, sample_folds = selection_folds(codes, max_folds, settings.random_state, keys,
                                           ranked)
     # 2-4. The candidates, each with its engine, scored and ranked.
-    candidates = (Candidate(recipe, engine.gammas(grid, gammas is None), engine)
+    candidates = (Candidate(recipe, engine.gammas(grid, kernel_grid=gammas is None), engine)
                   for recipe, grid in zip(recipes, grids)
                   for engine in [engine_for(build(recipe), train, codes, ranked, folds,
                                             sample_folds, settings, policy)])
