@@ -107,6 +107,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         walk kernel's folds are joined into fewer where its steps would cost more than
         the policy's ``walk_step_budget``, and into two where the median class has more
         than ``few_labels_per_class`` (50) labelled nodes.
+        A configuration fitted as given (a preset, an ``operator``, a train-score or
+        leave-one-out merge) has no selection folds: there ``n_folds`` is the
+        :class:`AsKLSClassifier`'s, the folds of its stacking.
     kernel_params : dict, optional
         Parameters of a kernel given by name. The walk kernels (``"ppr"``, ``"ppr_in"``,
         ``"ppr_out"``) hop in float32 unless ``dtype`` is given here: the rounding is far
