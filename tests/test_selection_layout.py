@@ -114,3 +114,14 @@ def test_no_module_calls_the_estimators_private_methods():
     calls = [f"{path.name}: {match}" for path in package.rglob("*.py") if path.name not in own
              for match in re.findall(rf"estimator_?\._{allowed}\w+", path.read_text())]
     assert not calls, calls
+
+
+def test_a_model_saved_before_the_settings_existed_loads(problem):
+    adjacency, _, known = problem
+    clf = NodeClassifier(kernel="ppr", gamma=0.01, merge="joint").fit(adjacency, known)
+    state = clf.__getstate__()
+    del state["preconditioner"], state["policy"]
+    loaded = NodeClassifier.__new__(NodeClassifier)
+    loaded.__setstate__(state)
+    assert loaded.get_params()["preconditioner"] == "auto" and loaded.policy is None
+    np.testing.assert_array_equal(loaded.predict(), clf.predict())

@@ -455,3 +455,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         """The state that pickle and joblib save: lean (see
         :func:`~digraph_askls.models._persistence.lean_state`)."""
         return lean_state(super().__getstate__())
+
+    def __setstate__(self, state):
+        """Restore a saved model; one saved before ``preconditioner`` and ``policy``
+        existed takes their defaults."""
+        super().__setstate__({"preconditioner": "auto", "policy": None, **state})

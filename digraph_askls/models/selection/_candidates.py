@@ -1,4 +1,4 @@
-"""Step 1 of the selection, what is tried: the candidate kernels of
+"""Step 2 of the selection, what is tried: the candidate kernels of
 ``NodeClassifier(kernel="auto")`` (or what a ``kernel`` parameter stands for), each with
 its gamma grid and the engine that scores it (:class:`Candidate`)."""
 

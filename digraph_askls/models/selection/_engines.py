@@ -1,4 +1,4 @@
-"""Step 3 of the selection: how a candidate gets its out-of-fold scores.
+"""Step 4 of the selection: how a candidate gets its out-of-fold scores.
 
 An engine per strategy, one interface (:class:`Engine`): ``engine.out_of_fold(gamma)``
 gives the :class:`~._out_of_fold.OutOfFold` of the candidate at ``gamma`` on the engine's

@@ -1,4 +1,5 @@
-"""The thresholds of the selection, in one object, and the solver settings of one fit."""
+"""Step 1 of the selection, the policy: its thresholds in one object, and the solver
+settings of one fit."""
 
 from dataclasses import dataclass
 

@@ -1,4 +1,4 @@
-"""Step 4 of the selection: the ranking of the candidates.
+"""Step 5 of the selection: the ranking of the candidates.
 
 Each candidate, at each gamma, gets its out-of-fold view scores from its engine
 (:mod:`~._engines`); the held-out accuracy of cheap stand-ins of the merges ranks them

@@ -142,14 +142,14 @@ def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_fold
                                    max_folds, settings, operator))
     codes = np.unique(train_codes, return_inverse=True)[1]
     merges = _merges_to_try(merge, float(np.median(np.bincount(codes))), policy)
-    # The folds of every labelled node, and of the sample that ranks (all of them, or a
-    # stratified sample where there are many).
+    # 3. The folds of every labelled node, and of the sample that ranks (all of them, or
+    # a stratified sample where there are many).
     ranked = ranking_sample(codes, settings.random_state,
                             policy.ranking_sample_size(n_nodes))
     on_sample = ranked.size < codes.size
     folds, sample_folds = selection_folds(codes, max_folds, settings.random_state, keys,
                                           ranked)
-    # 2-4. The candidates, each with its engine, scored and ranked.
+    # 2, 4, 5. The candidates, each with its engine (built as it is reached), ranked.
     candidates = (Candidate(recipe, engine.gammas(grid, kernel_grid=gammas is None), engine)
                   for recipe, grid in zip(recipes, grids)
                   for engine in [engine_for(build(recipe), train, codes, ranked, folds,
@@ -160,7 +160,7 @@ def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_fold
         oof, engine = winner_on_all(best.built, best.gamma, train, codes, folds, settings,
                                     policy)
         best = replace(best, oof=oof, folds=folds, engine=engine or best.engine)
-    # 5. The winner's merge, and the estimator assembled from its folds.
+    # 6. The winner's merge, and the estimator assembled from its folds.
     chosen, held_out, merge_optimism = choose_merge(
         best.oof.scores, codes, coarsen_folds(best.folds, policy.merge_folds), merges,
         policy.merge_cv_max)

@@ -1,4 +1,4 @@
-"""Step 5 of the selection: the winner's merge, and the fitted estimator assembled from
+"""Step 6 of the selection: the winner's merge, and the fitted estimator assembled from
 its folds.
 
 A merge maps the view scores of a node (source and target, one column per class) to
