@@ -293,14 +293,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
                                regularization=config["regularization"], tol=config["tol"],
                                max_iter=self.max_iter, random_state=self.random_state,
                                verbose=self.verbose)
-
-        def build(recipe):
-            return recipe.make(adjacency, features)
-
-        selected = select_kernel(recipes, build, codes[train], train, gammas,
+        selected = select_kernel(recipes, adjacency, features, codes[train], train, gammas,
                                  merge=config["merge"], max_folds=config["n_folds"],
-                                 settings=settings, policy=policy, n_nodes=adjacency.shape[0],
-                                 operator=self.operator,
+                                 settings=settings, policy=policy, operator=self.operator,
                                  keys=node_keys(adjacency, features)[train],
                                  as_given=self.preset_ is not None)
         (self.kernel_, self.estimator_, self.selection_, self.cv_results_,

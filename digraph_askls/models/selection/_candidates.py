@@ -9,7 +9,7 @@ from ...kernels import (AttributeKernel, GraphKernel, LinkProfileKernel, NamedKe
 from ._engines import Engine
 from ._policy import DEFAULT_POLICY
 
-__all__ = ["Candidate", "as_recipes", "default_kernels"]
+__all__ = ["Candidate", "as_recipes", "candidates_of", "default_kernels"]
 
 
 @dataclass(frozen=True)
@@ -92,3 +92,26 @@ def as_recipes(kernel, kernel_params=None):
             raise TypeError(f"kernel must be 'auto', a kernel name, a GraphKernel or a list "
                             f"of these, got {type(item).__name__} ({item!r:.60})")
     return recipes
+
+
+def candidates_of(recipes, grids, kernel_grid, adjacency, features, engine_of):
+    """The :class:`Candidate` of each recipe, built on the graph when it is reached (one
+    kernel and its engine's decomposition at a time).
+
+    Parameters
+    ----------
+    recipes : list of GraphKernel
+    grids : list of tuple of float
+        The gammas of each recipe.
+    kernel_grid : bool
+        Whether the grids are the kernels' own (an engine that costs a solve per gamma
+        takes fewer).
+    adjacency, features
+        The graph and the nodes' attributes.
+    engine_of : callable
+        ``engine_of(kernel)``: the engine of the kernel on all nodes
+        (:func:`~._engines.engine_for`).
+    """
+    for recipe, grid in zip(recipes, grids):
+        engine = engine_of(recipe.make(adjacency, features))
+        yield Candidate(recipe, engine.gammas(grid, kernel_grid), engine)

@@ -28,6 +28,7 @@ does not assemble from folds) is fitted by :class:`AsKLSClassifier` itself
 
 import logging
 from dataclasses import replace
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -35,7 +36,7 @@ import numpy as np
 from ...kernels import gamma_grid
 from .._askls import AsKLSClassifier
 from .._merge import Merge, as_merge
-from ._candidates import Candidate
+from ._candidates import candidates_of
 from ._engines import engine_for, winner_on_all
 from ._folds import ranking_sample, selection_folds
 from .._folds import coarsen_folds
@@ -74,15 +75,17 @@ def _merges_to_try(merge, labels_per_class, policy):
     return AUTO_MERGES
 
 
-def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_folds, settings,
-                  policy, n_nodes, operator=None, keys=None, as_given=False):
+def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, merge,
+                  max_folds, settings, policy, operator=None, keys=None, as_given=False):
     """Score every (recipe, gamma) on the labelled nodes and fit the best one.
 
     Parameters
     ----------
     recipes : list of GraphKernel
-    build : callable
-        ``build(recipe)`` returns the kernel on all nodes.
+    adjacency : sparse matrix
+        The graph (row = source); a large graph ranks on a smaller sample.
+    features : ndarray, sparse matrix or None
+        The nodes' attributes; ``recipe.make(adjacency, features)`` builds a kernel.
     train_codes : ndarray of int
         Class codes of the labelled nodes ``train``.
     train : ndarray of int
@@ -97,8 +100,6 @@ def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_fold
         How the systems are solved.
     policy : SelectionPolicy
         The thresholds.
-    n_nodes : int
-        The graph's size (a large graph ranks on a smaller sample).
     operator : callable, optional
         Applied to the training kernel of a single configuration (see
         :class:`~digraph_askls.NodeClassifier`).
@@ -138,22 +139,23 @@ def select_kernel(recipes, build, train_codes, train, gammas, *, merge, max_fold
         if not single:
             raise ValueError(f"merge={merge!r}, operator= and presets fit one kernel and one "
                              f"gamma; got {len(recipes)} kernels and gammas {grids}")
-        return Selected(*fit_fixed(recipes[0], build, train_codes, train, grids[0][0], merge,
-                                   max_folds, settings, operator))
+        return Selected(*fit_fixed(recipes[0].make(adjacency, features), recipes[0],
+                                   train_codes, train, grids[0][0], merge, max_folds, settings,
+                                   operator))
     codes = np.unique(train_codes, return_inverse=True)[1]
     merges = _merges_to_try(merge, float(np.median(np.bincount(codes))), policy)
     # 3. The folds of every labelled node, and of the sample that ranks (all of them, or
     # a stratified sample where there are many).
     ranked = ranking_sample(codes, settings.random_state,
-                            policy.ranking_sample_size(n_nodes))
+                            policy.ranking_sample_size(adjacency.shape[0]))
     on_sample = ranked.size < codes.size
     folds, sample_folds = selection_folds(codes, max_folds, settings.random_state, keys,
                                           ranked)
     # 2, 4, 5. The candidates, each with its engine (built as it is reached), ranked.
-    candidates = (Candidate(recipe, engine.gammas(grid, kernel_grid=gammas is None), engine)
-                  for recipe, grid in zip(recipes, grids)
-                  for engine in [engine_for(build(recipe), train, codes, ranked, folds,
-                                            sample_folds, settings, policy)])
+    candidates = candidates_of(recipes, grids, gammas is None, adjacency, features,
+                               partial(engine_for, all_train=train, codes=codes, ranked=ranked,
+                                       folds=folds, sample_folds=sample_folds,
+                                       settings=settings, policy=policy))
     rows, best = rank(candidates, len(recipes) == 1, codes, ranked, sample_folds, merges,
                       policy.merge_folds)
     if on_sample and best.engine != "walk":

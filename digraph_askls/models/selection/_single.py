@@ -18,9 +18,9 @@ from ._ranking import ranking_score
 __all__ = ["fit_fixed", "no_rows"]
 
 
-def fit_fixed(recipe, build, train_codes, train, gamma, merge, n_folds, settings, operator):
-    """One kernel and one gamma: fit as given, nothing to select."""
-    kernel = build(recipe)
+def fit_fixed(kernel, recipe, train_codes, train, gamma, merge, n_folds, settings, operator):
+    """One kernel (``recipe`` built on all nodes) and one gamma: fit as given, nothing to
+    select."""
     train_kernel = restrict_kernel(kernel, train, train)
     if operator is not None:
         train_kernel = operator(train_kernel)
