@@ -22,12 +22,12 @@ import numpy as np
 
 from digraph_askls.datasets import make_directed_sbm
 from digraph_askls.kernels import get_in_degree_kernel
-from digraph_askls.linalg import SOLVERS, AsKLSSystem, solve_system
+from digraph_askls.linalg import SOLVERS, AsKLSSystem, NotPositiveDefinite, solve_system
 from digraph_askls.linalg import _solve
 
 
 def _saddle_only(*args, **kwargs):
-    raise _solve._NotDefinite("benchmark: block MINRES on the saddle matrix")
+    raise NotPositiveDefinite("benchmark: block MINRES on the saddle matrix")
 
 
 def main():

@@ -83,7 +83,7 @@ def _command_run(args, notes):
     resolved = NodeClassifier(**params)._resolve_preset()
     unread = None
     if features is not None and resolved is not None:
-        from .models._candidates import as_recipes
+        from .models.selection import as_recipes
         from .models._fit_inputs import reads_features
 
         preset = PRESETS[resolved]

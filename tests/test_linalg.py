@@ -11,7 +11,8 @@ from scipy.sparse.linalg import aslinearoperator, cg, minres
 from sklearn.exceptions import ConvergenceWarning
 
 from digraph_askls.linalg import (
-    SOLVERS, AsKLSSystem, LSSVMSystem, SingularSystemError, SingularSystemWarning,
+    SOLVERS, AsKLSSystem, LSSVMSystem, NotPositiveDefinite, SingularSystemError,
+    SingularSystemWarning,
     batched_cg, batched_minres, solve_system,
 )
 
@@ -278,7 +279,7 @@ def test_indefinite_inner_block_falls_back_to_minres(monkeypatch):
     def spy(*args, **kwargs):
         try:
             return original(*args, **kwargs)
-        except _solve._NotDefinite:
+        except NotPositiveDefinite:
             failures.append(1)
             raise
 

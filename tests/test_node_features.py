@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import make_directed_sbm
 from digraph_askls.kernels import AttributeKernel, LinkProfileKernel, WalkKernel
-from digraph_askls.models._candidates import default_kernels
+from digraph_askls.models.selection import default_kernels
 
 
 def problem(seed=0, n=120):

@@ -14,11 +14,13 @@ from digraph_askls.evaluation import class_splits
 from digraph_askls.kernels import (AttributeKernel, LinkProfileKernel, WalkKernel,
                                    get_graph_kernel, restrict_kernel)
 from digraph_askls.linalg import AsKLSSystem
-from digraph_askls.models._folds import (coarsen_folds, decompose, label_columns, make_folds,
-                                         node_keys,
-                                         solved_out_of_fold, spectral_out_of_fold,
-                                         walk_out_of_fold)
-from digraph_askls.models._merges import merge_probabilities
+from digraph_askls.models._training import decompose, label_columns
+from digraph_askls.models._folds import coarsen_folds, make_folds
+from digraph_askls.models.selection._folds import node_keys
+from digraph_askls.models.selection._out_of_fold import (solved_out_of_fold,
+                                                         spectral_out_of_fold,
+                                                         walk_out_of_fold)
+from digraph_askls.models.selection._winner import merge_probabilities
 
 
 def graph_problem(seed=0, n=150, n_classes=3, per_class=15):

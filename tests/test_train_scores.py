@@ -10,7 +10,7 @@ from digraph_askls.datasets import make_directed_sbm
 from digraph_askls.kernels import WalkKernel, get_graph_kernel, restrict_kernel
 from digraph_askls.linalg import AsKLSSystem, solve_system
 from digraph_askls.linalg._scores import NotPositiveDefinite, solve_with_scores
-from digraph_askls.models import _selection
+from digraph_askls.models.selection import DEFAULT_POLICY, SelectionPolicy
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,8 @@ def test_folds_in_one_solve_predict_as_tight_fold_solves(problem):
     # A walk kernel scored by its folds in one solve: the folds share the walk's steps
     # and stop at rtol 1e-4; each fold solved on its own to 1e-13, stacked the same way,
     # predicts the same.
-    from digraph_askls.models._folds import make_folds, node_keys
+    from digraph_askls.models._folds import make_folds
+    from digraph_askls.models.selection._folds import node_keys
     from digraph_askls.models._stackers import joint_logistic_regression
 
     adjacency, labels, known = problem
@@ -122,19 +123,15 @@ def test_kept_scores_equal_the_views(problem):
     np.testing.assert_allclose(clf.predict_proba(nodes).sum(axis=1), 1.0)
 
 
-def test_default_fits_the_walk_kernel_alone_on_many_labelled_nodes(problem, monkeypatch):
-    from digraph_askls.models import _candidates, _engines
-
+def test_default_fits_the_walk_kernel_alone_on_many_labelled_nodes(problem):
     adjacency, labels, known = problem
-    monkeypatch.setattr(_selection, "SPECTRAL_MAX_TRAIN", 100)
-    monkeypatch.setattr(_candidates, "SPECTRAL_MAX_TRAIN", 100)
-    monkeypatch.setattr(_engines, "SPECTRAL_MAX_TRAIN", 100)
-    clf = NodeClassifier(random_state=0, verbose=False).fit(adjacency, known)
+    policy = SelectionPolicy(spectral_max_train=100)
+    clf = NodeClassifier(random_state=0, verbose=False, policy=policy).fit(adjacency, known)
     selection = dict(clf.selection_)
     score, accuracy = selection.pop("score"), selection.pop("accuracy")
     assert selection.pop("optimism") == 0               # one candidate, one merge
     assert 2 <= selection.pop("n_folds") <= 20       # as many as the walk's steps afford
-    assert selection == dict(kernel=WalkKernel(n_hops=10), gamma=_selection.ALONE_GAMMA,
+    assert selection == dict(kernel=WalkKernel(n_hops=10), gamma=DEFAULT_POLICY.walk_gamma,
                              engine="walk", merge="joint")
     test = np.flatnonzero(known < 0)
     correct = np.mean(clf.predict(test) == labels[test])
@@ -150,7 +147,8 @@ def test_progress_of_the_walk_steps(problem, capsys):
 
 
 def test_folds_in_one_solve_equal_each_fold_alone(problem):
-    from digraph_askls.models._folds import make_folds, walk_out_of_fold
+    from digraph_askls.models._folds import make_folds
+    from digraph_askls.models.selection._out_of_fold import walk_out_of_fold
 
     adjacency, _, known = problem
     K = get_graph_kernel("ppr", adjacency, n_hops=5)
@@ -177,26 +175,25 @@ def test_folds_in_one_solve_equal_each_fold_alone(problem):
 def test_many_labelled_nodes_with_features_rank_on_a_sample(problem, monkeypatch, noise,
                                                             winner):
     from digraph_askls.kernels import AttributeKernel, SumKernel
-    from digraph_askls.models import _candidates, _engines
-    from digraph_askls.models._selection import _ranking_sample
+    from digraph_askls.models.selection import _engines
+    from digraph_askls.models.selection._folds import ranking_sample
 
     adjacency, labels, known = problem
     rng = np.random.default_rng(4)
     features = noise * rng.standard_normal((600, 6)) + np.eye(3)[labels].repeat(2, axis=1)
-    monkeypatch.setattr(_selection, "SPECTRAL_MAX_TRAIN", 120)
-    monkeypatch.setattr(_candidates, "SPECTRAL_MAX_TRAIN", 120)
-    monkeypatch.setattr(_engines, "SPECTRAL_MAX_TRAIN", 120)
+    policy = SelectionPolicy(spectral_max_train=120)
     solves = []
     original = _engines.walk_out_of_fold
     monkeypatch.setattr(_engines, "walk_out_of_fold",
                         lambda *args, **kwargs: solves.append(1) or original(*args, **kwargs))
     train = np.flatnonzero(known >= 0)
-    sample = _ranking_sample(known[train], 0)
+    sample = ranking_sample(known[train], 0, policy.spectral_max_train)
     assert sample.size == 120 and np.bincount(known[train][sample]).min() >= 35
-    clf = NodeClassifier(random_state=0).fit(adjacency, known, features=features)
+    clf = NodeClassifier(random_state=0, policy=policy).fit(adjacency, known,
+                                                            features=features)
     engines = dict(zip(map(type, clf.cv_results_["kernel"]), clf.cv_results_["engine"]))
     assert engines[WalkKernel] == "walk" and clf.cv_results_["gamma"][-1] == \
-        _selection.ALONE_GAMMA
+        DEFAULT_POLICY.walk_gamma
     chosen = type(clf.selection_["kernel"])
     assert len(solves) == 1           # the winner's folds are not solved again
     if winner is WalkKernel:

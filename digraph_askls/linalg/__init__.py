@@ -2,7 +2,8 @@
 
 from ._krylov import batched_cg, batched_minres
 from ._precond import PRECONDITIONERS, make_preconditioner, saddle_matrix
-from ._result import SingularSystemError, SingularSystemWarning, SolverResult
+from ._result import (NotPositiveDefinite, SingularSystemError, SingularSystemWarning,
+                      SolverResult)
 from ._solve import (
     DEFAULT_REGULARIZATION, SOLVERS, choose_preconditioner, choose_solver, solve_system,
 )
@@ -15,6 +16,7 @@ __all__ = [
     "SolverResult",
     "SpectralAsKLS",
     "SingularSystemError",
+    "NotPositiveDefinite",
     "SingularSystemWarning",
     "DEFAULT_REGULARIZATION",
     "PRECONDITIONERS",

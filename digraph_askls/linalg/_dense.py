@@ -78,7 +78,7 @@ def solve_dense(system, R, lam, **options):
                 raise NumericallySingular(
                     f"reciprocal condition number {rcond:.2e} < {RCOND_THRESHOLD:g}", rcond)
             X = sla.lu_solve((lu, piv), R, check_finite=False)
-            return X, 0, 0, rcond
+            return X, 0, 0, rcond, None
         A = M @ M
         A[np.diag_indices_from(A)] += lam
         rhs = M @ R
@@ -90,4 +90,4 @@ def solve_dense(system, R, lam, **options):
     with _one_blas_thread() if one_thread else nullcontext():
         factor = sla.cho_factor(A.T, overwrite_a=True, check_finite=False)
         X = sla.cho_solve(factor, rhs, check_finite=False)
-    return X, 0, 0, None
+    return X, 0, 0, None, None

@@ -15,6 +15,11 @@ class SingularSystemError(np.linalg.LinAlgError):
     """The system is singular and the caller asked for the exact (unregularised) solution."""
 
 
+class NotPositiveDefinite(np.linalg.LinAlgError):
+    """CG broke down on the inner block ``I/g + [[0, K], [K^T, 0]]``: it is not positive
+    definite (on the constraint space), ``g s_max(K) >= 1``, or CG did not settle on it."""
+
+
 @dataclass(frozen=True)
 class SolverResult:
     """Solution of a label-free AsK-LS or LS-SVM system for a block of right-hand sides.

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._result import SolverResult
+from ._result import NotPositiveDefinite, SolverResult
 
 __all__ = ["ViewSolution", "solve_many_with_scores", "solve_with_scores"]
 
@@ -44,10 +44,6 @@ class ViewSolution(NamedTuple):
     source: np.ndarray
     target: np.ndarray
     result: SolverResult
-
-
-class NotPositiveDefinite(np.linalg.LinAlgError):
-    """The inner block is not positive definite on the constraint space (``g s_max >= 1``)."""
 
 
 #: Largest number of entries of a CG block held in double precision.

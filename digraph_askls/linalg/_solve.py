@@ -19,7 +19,8 @@ from scipy.sparse.linalg import LinearOperator, gmres, lsqr, minres
 from ._dense import RCOND_THRESHOLD, NumericallySingular, solve_dense
 from ._krylov import batched_cg, batched_minres
 from ._precond import PRECONDITIONERS, make_preconditioner
-from ._result import SingularSystemError, SingularSystemWarning, SolverResult
+from ._result import (NotPositiveDefinite, SingularSystemError, SingularSystemWarning,
+                      SolverResult)
 
 __all__ = ["solve_system", "choose_solver", "choose_preconditioner", "SOLVERS", "DEFAULT_REGULARIZATION",
            "RCOND_THRESHOLD"]
@@ -108,7 +109,7 @@ def _scipy_columns(system, R, lam, method, rtol=1e-10, atol=0.0, maxiter=None, x
             its = 0
             info = max(info, flag)
         n_iter = max(n_iter, its)
-    return X, info, n_iter, None
+    return X, info, n_iter, None, None
 
 
 def _gmres_refined(matrix, rhs, guess, rtol, maxiter, M, counter, restart=200, rounds=8):
@@ -151,10 +152,6 @@ def _solve_gmres(system, R, lam, **options):
 TRUSTED_RECURRENCE_ITERATIONS = 10
 
 
-class _NotDefinite(Exception):
-    """The inner block is not positive definite (or CG did not converge on it)."""
-
-
 def _solve_deflated(system, R, rtol=1e-10, atol=0.0, maxiter=None, callback=None):
     """Exact solve of ``[[0, E^T], [E, H]] [b; x] = [r_b; r_x]`` by eliminating ``b``.
 
@@ -176,7 +173,11 @@ def _solve_deflated(system, R, rtol=1e-10, atol=0.0, maxiter=None, callback=None
     (on the stacking folds of a 10^5-node SBM: 2 iterations instead of 3, plus the
     product for the starting residual; 15.9 s against 12.1 s for the whole fit).
 
-    Raises :class:`_NotDefinite` when CG breaks down (``H`` indefinite: ``g s_max(K) >=
+    Returns ``X``, ``info``, ``n_iter`` and the relative residual of each column when
+    the recurrence gives it (after at most :data:`TRUSTED_RECURRENCE_ITERATIONS`
+    iterations; else None).
+
+    Raises :class:`NotPositiveDefinite` when CG breaks down (``H`` indefinite: ``g s_max(K) >=
     1``) or stops short; the caller then runs block MINRES on the saddle matrix.
     """
     nb = system.n_bias
@@ -195,57 +196,61 @@ def _solve_deflated(system, R, rtol=1e-10, atol=0.0, maxiter=None, callback=None
     Z, n_iter, rho = None, 0, None
     for _ in range(3):
         if n_iter >= limit:
-            raise _NotDefinite(f"CG on the inner block used all {limit} iterations")
+            raise NotPositiveDefinite(f"CG on the inner block used all {limit} iterations")
         try:
             Z, info, its, rho = batched_cg(system.inner_matmat, B, x0=Z, rtol=0.0,
                                            atol=thresholds, maxiter=limit - n_iter,
                                            callback=None, return_residual=True)
         except np.linalg.LinAlgError as exc:
-            raise _NotDefinite(str(exc)) from None
+            raise NotPositiveDefinite(str(exc)) from None
         n_iter += its
         if info != 0:
-            raise _NotDefinite(f"CG on the inner block stopped after {n_iter} iterations")
+            raise NotPositiveDefinite(
+                f"CG on the inner block stopped after {n_iter} iterations")
         S = E.T @ Z[:, k:]
         try:
             b = np.linalg.solve(S, E.T @ Z[:, :k] - r_b)
         except np.linalg.LinAlgError:
-            raise _NotDefinite("singular intercept system E^T H^-1 E") from None
+            raise NotPositiveDefinite("singular intercept system E^T H^-1 E") from None
         residual = np.linalg.norm(rho[:, k:] @ b - rho[:, :k], axis=0)
         if np.all(residual <= target):
             break
         bmax = float(np.abs(b).max())
         thresholds[k:] = np.minimum(thresholds[k:], 0.5 * target.min() / (nb * bmax))
     else:
-        raise _NotDefinite("the intercepts did not settle in 3 passes")
+        raise NotPositiveDefinite("the intercepts did not settle in 3 passes")
     X = np.vstack([b, Z[:, :k] - Z[:, k:] @ b])
     if callback is not None:
         callback(X)
-    if n_iter <= TRUSTED_RECURRENCE_ITERATIONS:
-        system.known_residual = (X, residual / np.where(norms > 0, norms, 1.0))
-    return X, 0, n_iter
+    measured = residual / np.where(norms > 0, norms, 1.0) \
+        if n_iter <= TRUSTED_RECURRENCE_ITERATIONS else None
+    return X, 0, n_iter, measured
 
 
 def _solve_batched(system, R, lam, rtol=1e-10, atol=0.0, maxiter=None, x0=None,
                    callback=None, M=None):
     if lam == 0 and M is None and hasattr(system, "inner_matmat"):
         try:
-            X, info, n_iter = _solve_deflated(system, R, rtol=rtol, atol=atol,
-                                              maxiter=maxiter, callback=callback)
-            return X, info, n_iter, None
-        except _NotDefinite as exc:
+            X, info, n_iter, residual = _solve_deflated(system, R, rtol=rtol, atol=atol,
+                                                        maxiter=maxiter, callback=callback)
+            return X, info, n_iter, None, residual
+        except NotPositiveDefinite as exc:
             logger.debug("inner block not positive definite (%s): MINRES on the saddle "
                          "matrix", exc)
     if lam == 0:
         X, info, n_iter = batched_minres(system.matmat, R, x0=x0, rtol=rtol, atol=atol,
                                          maxiter=maxiter, M=M, callback=callback)
-        return X, info, n_iter, None
+        return X, info, n_iter, None, None
     X, info, n_iter = batched_cg(lambda V: system.normal_matmat(V, lam), system.matmat(R),
                                  x0=x0, rtol=rtol, atol=atol, maxiter=maxiter, M=M,
                                  callback=callback)
-    return X, info, n_iter, None
+    return X, info, n_iter, None, None
 
 
-#: Solver name -> implementation ``f(system, R, lam, **options) -> (X, info, n_iter, rcond)``.
+#: Solver name -> implementation ``f(system, R, lam, **options) -> (X, info, n_iter, rcond,
+#: residual)``: ``rcond`` the reciprocal condition number where a dense solve estimated
+#: it, ``residual`` the relative residual of each column where the solver measured it
+#: (else None each).
 SOLVERS = {
     "dense": solve_dense,
     "minres": _solve_minres,
@@ -441,14 +446,11 @@ def solve_system(system, Y, *, solver="auto", regularization="auto", rtol=1e-10,
             exact = False
     if exact:
         try:
-            X, info, n_iter, rcond = SOLVERS[name](system, R, 0.0,
-                                                   **with_preconditioner(0.0))
+            X, info, n_iter, rcond, residual = SOLVERS[name](system, R, 0.0,
+                                                             **with_preconditioner(0.0))
             if not np.all(np.isfinite(X)):
                 raise NumericallySingular("non-finite solution")
-            known = getattr(system, "known_residual", None)
-            if known is not None and known[0] is X:
-                residual = known[1]   # from the deflated CG: exact up to rounding
-            else:
+            if residual is None:      # else from the deflated CG: exact up to rounding
                 residual = _relative_residual(system.matmat, X, R)
             if residual.max() > max(1000 * rtol, 1e-8):
                 raise NumericallySingular(
@@ -472,7 +474,7 @@ def solve_system(system, Y, *, solver="auto", regularization="auto", rtol=1e-10,
             rcond = exc.rcond
     else:
         rcond = None
-    X, info, n_iter, _ = SOLVERS[name](system, R, lam, **with_preconditioner(lam))
+    X, info, n_iter, _, _ = SOLVERS[name](system, R, lam, **with_preconditioner(lam))
     if not np.all(np.isfinite(X)):
         raise np.linalg.LinAlgError(f"solver {name!r} returned non-finite coefficients")
     residual = _relative_residual(lambda V: system.normal_matmat(V, lam), X, system.matmat(R))

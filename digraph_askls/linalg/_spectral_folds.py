@@ -76,12 +76,13 @@ def _fold_scores(spectral, Y, gamma, folds):
     S_inverse = np.linalg.inv(S)
     scores = np.empty((2, m, k))
     shift = np.zeros((2, m, k))
+    rank = spectral.rank
     for held in folds:
         p = held.size
         P, Q = spectral.P[held], spectral.Q[held]
         Z = np.vstack([ZEa[held], ZEb[held]])
         x_held = np.vstack([dual[0][held], dual[1][held]])
-        if 2 * spectral.rank + 2 < 2 * p:
+        if 2 * rank + 2 < 2 * p:
             t = -_solve_low_rank(coefficients, P, Q, Z, S_inverse, x_held)
         else:
             # (H^-1)_{JJ}, then the intercepts' rank-2 correction (H^-1 E)_J S^-1 (H^-1 E)_J^T.

@@ -6,17 +6,15 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..linalg import AsKLSSystem, SolverResult
+from ..linalg._dense import _one_blas_thread
 from ._base import _KernelLSClassifier
-from ._folds import decompose
-from ._stackers import softmax_rows, view_logits
+from ._checks import check_targets
+from ._merge import MERGES, Merge
+from ._training import decompose
+from ._stackers import fit_temperature, softmax_rows, view_logits
 
 __all__ = ["AsKLSClassifier"]
 
-MERGES = ("average", "stack", "joint", "blend", "stack_train", "joint_train", "stack_loo",
-          "joint_loo", "blend_loo", "source", "target")
-#: Merges that fit stackers on out-of-sample view scores.
-STACKING_MERGES = ("stack", "joint", "blend", "stack_train", "joint_train", "stack_loo",
-                   "joint_loo", "blend_loo")
 
 
 class AsKLSClassifier(_KernelLSClassifier):
@@ -132,17 +130,123 @@ class AsKLSClassifier(_KernelLSClassifier):
         self.random_state = random_state
         self.preconditioner = preconditioner
 
+    @classmethod
+    def from_solution(cls, y, coefficients, stacking_model, result, *, stacking_scores=None,
+                      view_scores=None, **params):
+        """An estimator fitted from a solution found elsewhere, with ``kernel="precomputed"``.
+
+        :class:`~digraph_askls.NodeClassifier` solves the training system its own way
+        (the selection's folds, or one solve that scores every node) and hands the
+        solution here: the estimator sets its fitted attributes itself.
+
+        Parameters
+        ----------
+        y : array-like of shape (m,)
+            Training labels.
+        coefficients : tuple (intercepts (2, k), dual (2, m, k))
+            The model on all training samples (``b1, b2`` and ``a~, b~`` per column).
+        stacking_model : tuple (intercepts (2, k), dual (2, m, k))
+            The model whose view scores of new samples feed the stackers (the mean of
+            the fold models, for stackers that learnt out-of-fold scores).
+        result : SolverResult or None
+            The solver's report.
+        stacking_scores : ndarray of shape (m, 2, k), optional
+            Held-out view scores of the training samples, that the stackers learn
+            (a stacking merge).
+        view_scores : ndarray of shape (2, m, k), optional
+            Held-out view scores on which the temperature of the views' mean is fitted
+            (any other merge).
+        **params
+            Parameters of the estimator.
+
+        Returns
+        -------
+        AsKLSClassifier
+        """
+        estimator = cls(kernel="precomputed", **params)
+        estimator._validate_params()
+        m = coefficients[1].shape[1]
+        codes = estimator._start_fit(y, (m, m))
+        estimator._set_coefficients(*coefficients)
+        estimator.stack_folds_ = [(np.arange(m), *stacking_model)]
+        estimator.solver_result_ = result
+        estimator.n_iter_ = 0 if result is None else result.n_iter
+        if estimator._stacking():
+            estimator._fit_stackers(stacking_scores, codes, estimator._label_columns(codes))
+        else:
+            index = [("source", "target").index(view) for view in estimator._views_used()]
+            views = view_scores if len(index) == 2 else view_scores[index]
+            estimator.view_temperature_ = fit_temperature(view_logits(views.mean(axis=0), 1),
+                                                          codes)
+        return estimator
+
+    def fit_kernel(self, K, y):
+        """Fit on a training kernel ``K(train, train)`` as the library's kernels give it
+        (an array, a sparse matrix or a LinearOperator, taken as it is); returns self."""
+        self._validate_params()
+        return self._fit_kernel(K, y)
+
+    def set_merge(self, merge, y):
+        """Change to another stacking merge, its stackers refitted on the kept
+        ``stacking_scores_`` (``y``: the training labels); returns self."""
+        self.set_params(merge=merge)
+        codes = np.unique(check_targets(y), return_inverse=True)[1]
+        self._fit_stackers(self.stacking_scores_, codes, self._label_columns(codes))
+        return self
+
+    def decision_from_view_scores(self, features):
+        """Decision values (n, k) of samples whose view scores ``features`` (n, 2, k) are
+        known (a solve that scored every node)."""
+        with _one_blas_thread():
+            if self._stacking():
+                return self._stacked_decision(features)
+            return self._mean_view(features)
+
+    def proba_from_view_scores(self, features):
+        """Class probabilities of samples whose view scores (n, 2, k) are known."""
+        with _one_blas_thread():
+            if self._stacking():
+                return self._stacked_proba(features)
+            return self._view_proba(self._mean_view(features))
+
+    def predict_from_view_scores(self, features):
+        """Class labels of samples whose view scores (n, 2, k) are known."""
+        return self._labels_of(self.decision_from_view_scores(features))
+
+    def _mean_view(self, features):
+        index = [("source", "target").index(view) for view in self._views_used()]
+        return features[:, index].mean(axis=1)
+
+    def view_decisions(self, views):
+        """Raw one-vs-rest scores of both views, (2, n, k), from :class:`KernelViews`."""
+        check_is_fitted(self)
+        intercepts, dual = self._coefficient_blocks()
+        return self._view_scores(views, intercepts, dual, names=("source", "target"))
+
+    def coefficient_blocks(self):
+        """``(intercepts (2, k), dual (2, m, k))``: ``b1, b2`` and ``a~, b~`` per
+        one-vs-rest column."""
+        check_is_fitted(self)
+        return self._coefficient_blocks()
+
+    def _merge(self):
+        """The :class:`~digraph_askls.models._merge.Merge` that ``merge`` names."""
+        return Merge.named(self.merge)
+
     def _stacking(self):
-        return self.merge in STACKING_MERGES
+        return self._merge().stacking
 
     def _joint_stacking(self):
-        return self.merge in ("joint", "joint_train", "joint_loo", "blend", "blend_loo")
+        return self._merge().joint
 
     def _blending(self):
-        return self.merge in ("blend", "blend_loo")
+        return self._merge().blending
 
     def _loo_stacking(self):
-        return self.merge in ("stack_loo", "joint_loo", "blend_loo")
+        return self._merge().scores == "loo"
+
+    def _train_scores_stacking(self):
+        return self._merge().scores == "train"
 
     def _fit_loo(self, K, codes, Y, spectral=None):
         """Solve through one SVD of ``K`` and stack the exact leave-one-out view scores."""
@@ -175,9 +279,7 @@ class AsKLSClassifier(_KernelLSClassifier):
         return ("source", "target")
 
     def _views_used(self):
-        if self.merge in ("source", "target"):
-            return (self.merge,)
-        return ("source", "target")
+        return self._merge().views
 
     def _set_coefficients(self, intercepts, dual):
         if self.classes_.size == 2:
@@ -192,8 +294,7 @@ class AsKLSClassifier(_KernelLSClassifier):
             return self.intercept_[:, None], self.dual_coef_[:, :, None]
         return self.intercept_.T, self.dual_coef_.transpose(1, 2, 0)
 
-    @available_if(lambda self: self.merge in STACKING_MERGES
-                  or hasattr(self, "view_temperature_"))
+    @available_if(lambda self: self._stacking() or hasattr(self, "view_temperature_"))
     def predict_proba(self, X):
         """Class probabilities: from the stackers (stacking merges), or a softmax of the
         mean view whose temperature was fitted on out-of-fold scores (the mean view, as

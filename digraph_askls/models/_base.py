@@ -5,7 +5,6 @@ import warnings
 import numpy as np
 from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -17,10 +16,12 @@ from ..linalg import (
 from ..linalg._dense import _one_blas_thread
 from ..kernels import VECTOR_KERNELS, restrict_kernel
 from ..kernels._restrict import views_pair_product
-from ._checks import SHARED_CONSTRAINTS, check_targets
+from ._checks import SHARED_CONSTRAINTS, check_classes, check_targets
+from ._folds import kfold_splits
 from ._stackers import (
     BlendedStacker, joint_logistic_regression, unpenalized_logistic_regression,
 )
+from ._training import label_columns
 from ._views import KernelViews, kernel_dot
 
 __all__ = []
@@ -177,14 +178,12 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
     def _loo_stacking(self):
         return False
 
+    def _train_scores_stacking(self):
+        return False
+
     def _fit_kernel(self, K, y, spectral=None):
         """Fit on a checked training kernel; ``spectral``: its decomposition, if known."""
-        y = check_targets(y, K.shape[0])
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise ValueError(f"the training labels must contain at least 2 classes, got "
-                             f"{self.classes_.size} class: {self.classes_.tolist()}")
-        self.shape_fit_ = K.shape
+        codes = self._start_fit(y, K.shape)
         Y = self._label_columns(codes)
         if self._loo_stacking() and self.regularization in ("auto", None, 0):
             try:
@@ -203,22 +202,14 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
             self._fit_stacking(K, codes, Y, result.x, full=(intercepts, dual))
         return self
 
-    def _label_columns(self, codes):
-        if self.classes_.size == 2:
-            return np.where(codes == 1, 1.0, -1.0)[:, None]
-        Y = -np.ones((codes.size, self.classes_.size))
-        Y[np.arange(codes.size), codes] = 1.0
-        return Y
+    def _start_fit(self, y, shape):
+        """Check the training labels ``y``, set ``classes_`` and ``shape_fit_``; the codes."""
+        self.classes_, codes = check_classes(y, shape[0])
+        self.shape_fit_ = shape
+        return codes
 
-    def _folds(self, codes):
-        counts = np.bincount(codes)
-        if counts.min() >= self.n_folds:
-            splitter = StratifiedKFold(self.n_folds, shuffle=True,
-                                       random_state=self.random_state)
-        else:
-            splitter = KFold(min(self.n_folds, codes.size), shuffle=True,
-                             random_state=self.random_state)
-        return list(splitter.split(np.zeros(codes.size), codes))
+    def _label_columns(self, codes):
+        return label_columns(codes, self.classes_.size)
 
     def _fit_stacking(self, K, codes, Y, x_full=None, full=None):
         """Out-of-fold view scores and one logistic regression per class.
@@ -234,12 +225,12 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
         n_views = len(self._views_used())
         features = np.zeros((m, n_views, Y.shape[1]))
         self.stack_folds_ = []
-        if getattr(self, "merge", None) in ("stack_train", "joint_train"):
+        if self._train_scores_stacking():
             features = self._train_view_scores(Y, full[1])
             self.stack_folds_.append((np.arange(m), *full))
             folds = []
         else:
-            folds = self._folds(codes)
+            folds = kfold_splits(codes, self.n_folds, self.random_state)
         for train, valid in folds:
             with warnings.catch_warnings():
                 # The full training system has already said whether it is singular.
@@ -265,37 +256,34 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
         0.03 s for 6,000 samples, ``docs/results/speed.md``).
         """
         with _one_blas_thread():
-            self._fit_stackers_now(features, codes, Y)
-
-    def _fit_stackers_now(self, features, codes, Y):
-        self.stacking_scores_ = features
-        m, n_views, k = features.shape
-        coefficients = (n_views * k + 1) * k if self._joint_stacking() else n_views + 1
-        cap = max(MAX_STACKING_SAMPLES, SAMPLES_PER_STACKING_COEFFICIENT * coefficients)
-        if m > cap:
-            # A stacker has a handful of coefficients per class: a random subset of the
-            # training samples pins them down as well as all of them, at a fraction of
-            # the logistic regressions' time.
-            keep = np.sort(check_random_state(self.random_state).choice(
-                m, cap, replace=False))
-            features, codes, Y, m = features[keep], codes[keep], Y[keep], keep.size
-        if self._joint_stacking():
-            # One multinomial model on the view scores of every class: it can learn that
-            # a class shows up as a pattern across the other classes' scores (e.g. flows
-            # from class c - 1 into c and from c into c + 1), which per-class models miss.
-            if self._blending():
-                stacker = BlendedStacker(n_views=features.shape[1])
-            else:
-                stacker = joint_logistic_regression()
-            self.stackers_ = [stacker.fit(features.reshape(m, -1), codes)]
-            return
-        self.stackers_ = []
-        for column in range(Y.shape[1]):
-            target = (Y[:, column] > 0).astype(int)
-            if target.min() == target.max():
-                raise ValueError("stacking needs both classes in every one-vs-rest column")
-            model = unpenalized_logistic_regression()
-            self.stackers_.append(model.fit(features[:, :, column], target))
+            self.stacking_scores_ = features
+            m, n_views, k = features.shape
+            coefficients = (n_views * k + 1) * k if self._joint_stacking() else n_views + 1
+            cap = max(MAX_STACKING_SAMPLES, SAMPLES_PER_STACKING_COEFFICIENT * coefficients)
+            if m > cap:
+                # A stacker has a handful of coefficients per class: a random subset of the
+                # training samples pins them down as well as all of them, at a fraction of
+                # the logistic regressions' time.
+                keep = np.sort(check_random_state(self.random_state).choice(
+                    m, cap, replace=False))
+                features, codes, Y, m = features[keep], codes[keep], Y[keep], keep.size
+            if self._joint_stacking():
+                # One multinomial model on the view scores of every class: it can learn that
+                # a class shows up as a pattern across the other classes' scores (e.g. flows
+                # from class c - 1 into c and from c into c + 1), which per-class models miss.
+                if self._blending():
+                    stacker = BlendedStacker(n_views=features.shape[1])
+                else:
+                    stacker = joint_logistic_regression()
+                self.stackers_ = [stacker.fit(features.reshape(m, -1), codes)]
+                return
+            self.stackers_ = []
+            for column in range(Y.shape[1]):
+                target = (Y[:, column] > 0).astype(int)
+                if target.min() == target.max():
+                    raise ValueError("stacking needs both classes in every one-vs-rest column")
+                model = unpenalized_logistic_regression()
+                self.stackers_.append(model.fit(features[:, :, column], target))
 
     def _stacked_features(self, views):
         """Test features: the view scores averaged over the fold models.

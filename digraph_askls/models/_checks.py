@@ -9,7 +9,7 @@ from sklearn.utils.validation import column_or_1d
 
 from ..linalg import SOLVERS
 
-__all__ = ["SHARED_CONSTRAINTS", "check_targets"]
+__all__ = ["SHARED_CONSTRAINTS", "check_classes", "check_targets"]
 
 #: Constraints of the parameters shared by the estimators on a kernel (scikit-learn's
 #: ``_parameter_constraints``); NaN fails every interval.
@@ -42,3 +42,14 @@ def check_targets(y, n_samples=None):
                          f"value(s) among {y.size} (first at index {int(np.argmax(np.isnan(y)))})")
     check_classification_targets(y)
     return y
+
+
+def check_classes(y, n_samples):
+    """The classes of the training labels ``y`` and each label's code, or a clear error
+    when there are fewer than 2 classes."""
+    y = check_targets(y, n_samples)
+    classes, codes = np.unique(y, return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(f"the training labels must contain at least 2 classes, got "
+                         f"{classes.size} class: {classes.tolist()}")
+    return classes, codes

@@ -10,15 +10,13 @@ from sklearn.utils.validation import check_is_fitted
 from .._fitted import FittedAttributesMixin
 from ..graph._index import NodeIndex
 from ..kernels import GraphKernel, restrict_kernel
-from ._askls import MERGES
 from ._checks import SHARED_CONSTRAINTS
-from ._candidates import as_recipes, default_kernels
+from ._merge import MERGES
 from ._new_nodes import fitted_features, grown_views
 from ._persistence import lean_state
-from ._selection import select_kernel
-from ._train_scores import predict_from_scores
 from ._views import KernelViews
-from ._folds import node_keys
+from .selection import (DEFAULT_POLICY, FitSettings, SelectionPolicy, as_recipes,
+                        default_kernels, node_keys, select_kernel)
 
 __all__ = ["NodeClassifier", "PRESETS"]
 
@@ -39,8 +37,9 @@ PRESETS = {
 }
 
 
-def _same(value, default):
-    return type(value) is type(default) and value == default
+def _is_auto(value):
+    """Whether a parameter is the string ``"auto"`` (not an object equal to it)."""
+    return type(value) is str and value == "auto"
 
 
 class NodeClassifier(FittedAttributesMixin, BaseEstimator):
@@ -51,14 +50,14 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     predicts the others from ``K(test, train)`` (source view) and ``K(train, test)``
     (target view). By default the kernel *family*, its parameters, ``gamma`` and the
     merge of the two views are chosen for each graph by cross-validation on the
-    labelled nodes (:mod:`~digraph_askls.models._selection`): a walk kernel for graphs
+    labelled nodes (:mod:`~digraph_askls.models.selection`): a walk kernel for graphs
     whose links join nodes of a class (citations), a link-profile kernel for graphs
     whose links are not votes (web pages, Wikipedia), and the attributes propagated over
     the graph when there are features (see ``kernel``); with few labelled nodes per
     class, candidates with fewer weights to learn join them. Every candidate is judged
     on the same stratified folds, from one SVD of its training kernel or, for a walk
     kernel, from one solve of all folds whose products also score every node
-    (:mod:`~digraph_askls.models._folds`); ``selection_["accuracy"]`` is the held-out
+    (:mod:`~digraph_askls.models.selection._engines`); ``selection_["accuracy"]`` is the held-out
     accuracy of the fitted model. Nothing large is densified.
 
     Parameters
@@ -104,10 +103,13 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     n_folds : int, default=20
         At most this many folds judge the candidates: the labelled nodes of each class are
         dealt into as many folds as the median class has labelled nodes, at most
-        ``n_folds`` (see :func:`~digraph_askls.models._folds.make_folds`); a walk
-        kernel's folds are joined into fewer where its steps would cost more than
-        :data:`~digraph_askls.models._engines.WALK_STEP_BUDGET`, and into two where the median
-        class has more than 50 labelled nodes.
+        ``n_folds`` (see :func:`~digraph_askls.models._folds.make_folds`); a
+        walk kernel's folds are joined into fewer where its steps would cost more than
+        the policy's ``walk_step_budget``, and into two where the median class has more
+        than ``few_labels_per_class`` (50) labelled nodes.
+        A configuration fitted as given (a preset, an ``operator``, a train-score or
+        leave-one-out merge) has no selection folds: there ``n_folds`` is the
+        :class:`AsKLSClassifier`'s, the folds of its stacking.
     kernel_params : dict, optional
         Parameters of a kernel given by name. The walk kernels (``"ppr"``, ``"ppr_in"``,
         ``"ppr_out"``) hop in float32 unless ``dtype`` is given here: the rounding is far
@@ -125,6 +127,13 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     verbose : bool, default=False
         Show the long steps of the fit (a walk kernel's steps on large graphs) in
         progress bars.
+    preconditioner : {"auto", None, "jacobi", "ilu"}, default="auto"
+        Preconditioner of the iterative solvers (see
+        :func:`digraph_askls.linalg.solve_system`).
+    policy : SelectionPolicy, optional
+        The thresholds of the selection (labels per class that count as few, the size
+        of a large graph, the most labelled nodes decomposed ...); None: the library's
+        (:class:`~digraph_askls.models.selection.SelectionPolicy`).
 
     Attributes
     ----------
@@ -187,12 +196,15 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         "preset": [StrOptions({"auto", *PRESETS}), None],
         "operator": [callable, None],
         "verbose": ["verbose"],
+        "preconditioner": [StrOptions({"auto", "jacobi", "ilu"}), None],
+        "policy": [SelectionPolicy, None],
         **{key: value for key, value in SHARED_CONSTRAINTS.items() if key != "gamma"},
     }
 
     def __init__(self, kernel="auto", gamma="auto", merge="auto", solver="auto",
                  preset="auto", regularization="auto", n_folds=20, kernel_params=None,
-                 tol=1e-4, max_iter=None, random_state=None, operator=None, verbose=False):
+                 tol=1e-4, max_iter=None, random_state=None, operator=None, verbose=False,
+                 preconditioner="auto", policy=None):
         self.kernel = kernel
         self.gamma = gamma
         self.merge = merge
@@ -206,6 +218,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         self.random_state = random_state
         self.operator = operator
         self.verbose = verbose
+        self.preconditioner = preconditioner
+        self.policy = policy
 
     def _resolve_preset(self):
         """The preset in effect (``"auto"`` resolved)."""
@@ -294,32 +308,29 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         self._node_index = NodeIndex(self.nodes_)
         self._fitted_features, self._weight = fitted_features(inputs.given, features), weight
         self.train_nodes_ = train
-        if _same(config["kernel"], "auto"):
+        policy = DEFAULT_POLICY if self.policy is None else self.policy
+        if _is_auto(config["kernel"]):
             if config["kernel_params"] is not None:
                 raise ValueError("kernel_params set the parameters of a kernel given by name; "
                                  "with kernel='auto' pass kernel='ppr' (or another name), or "
                                  "kernel recipes such as WalkKernel(alpha=0.8)")
             recipes = default_kernels(train.size, features is not None, n_nodes=len(nodes),
                                       labels_per_class=float(np.median(
-                                          np.bincount(codes[train])[np.unique(codes[train])])))
+                                          np.bincount(codes[train])[np.unique(codes[train])])),
+                                      policy=policy)
         else:
             recipes = as_recipes(config["kernel"], config["kernel_params"])
         warn_unread_features(inputs, recipes, graph, labels)
-        gammas = None if _same(config["gamma"], "auto") else config["gamma"]
-        params = dict(solver=self.solver, merge=config["merge"],
-                      regularization=config["regularization"], n_folds=config["n_folds"],
-                      tol=config["tol"], max_iter=self.max_iter,
-                      random_state=self.random_state)
-
-        def build(recipe):
-            return recipe.make(adjacency, features)
-
-        build.n_nodes = adjacency.shape[0]
-
-        selected = select_kernel(recipes, build, codes[train], train, gammas, params,
-                                 operator=self.operator, verbose=self.verbose,
+        gammas = None if _is_auto(config["gamma"]) else config["gamma"]
+        settings = FitSettings(solver=self.solver, preconditioner=self.preconditioner,
+                               regularization=config["regularization"], tol=config["tol"],
+                               max_iter=self.max_iter, random_state=self.random_state,
+                               verbose=self.verbose)
+        selected = select_kernel(recipes, adjacency, features, codes[train], train, gammas,
+                                 merge=config["merge"], max_folds=config["n_folds"],
+                                 settings=settings, policy=policy, operator=self.operator,
                                  keys=node_keys(adjacency, features)[train],
-                                 fixed=self.preset_ is not None)
+                                 as_given=self.preset_ is not None)
         (self.kernel_, self.estimator_, self.selection_, self.cv_results_,
          self._node_scores) = selected
         self.classes_ = np.asarray(classes)[self.estimator_.classes_]
@@ -337,7 +348,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         return KernelViews(restrict_kernel(self.kernel_, index, train),
                            restrict_kernel(self.kernel_, train, index))
 
-    def _kept(self, nodes, graph=None):
+    def _positions_with_scores(self, nodes, graph=None):
         """Positions of ``nodes`` when the fit kept every node's scores (and no grown
         graph is given), else None."""
         check_is_fitted(self)
@@ -378,10 +389,10 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         >>> clf.predict(["new", "other"], graph=grown).tolist()
         ['a', 'b']
         """
-        index = self._kept(nodes, graph)
+        index = self._positions_with_scores(nodes, graph)
         if index is not None:
-            scores = predict_from_scores(self.estimator_, self._node_scores, index)
-            codes = self.estimator_._labels_of(scores)
+            codes = self.estimator_.predict_from_view_scores(
+                self._node_scores.features(index))
         else:
             codes = self.estimator_.predict(self._views(nodes, graph, features))
         return self.classes_[np.searchsorted(self.estimator_.classes_, codes)]
@@ -393,9 +404,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
 
         ``graph`` and ``features``: nodes of a grown graph, as in :meth:`predict`.
         """
-        index = self._kept(nodes, graph)
+        index = self._positions_with_scores(nodes, graph)
         if index is not None:
-            return predict_from_scores(self.estimator_, self._node_scores, index, proba=True)
+            return self.estimator_.proba_from_view_scores(self._node_scores.features(index))
         return self.estimator_.predict_proba(self._views(nodes, graph, features))
 
     def decision_function(self, nodes=None, view=None, *, graph=None, features=None):
@@ -414,11 +425,11 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         """
         if view not in (None, "source", "target", "both"):
             raise ValueError(f"view must be None, 'source', 'target' or 'both', got {view!r}")
-        index = self._kept(nodes, graph)
+        index = self._positions_with_scores(nodes, graph)
         estimator = self.estimator_
         if index is not None:
             if view is None:
-                scores = predict_from_scores(estimator, self._node_scores, index)
+                scores = estimator.decision_from_view_scores(self._node_scores.features(index))
                 return scores[:, 0] if estimator.classes_.size == 2 else scores
             features = self._node_scores.features(index)
             scores = {"source": features[:, 0], "target": features[:, 1]}
@@ -426,10 +437,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             views = self._views(nodes, graph, features)
             if view is None:
                 return estimator.decision_function(views)
-            intercepts, dual = estimator._coefficient_blocks()
-            scores = dict(zip(("source", "target"),
-                              estimator._view_scores(views, intercepts, dual,
-                                                     names=("source", "target"))))
+            scores = dict(zip(("source", "target"), estimator.view_decisions(views)))
         if estimator.classes_.size == 2:
             scores = {name: value[:, 0] for name, value in scores.items()}
         return scores if view == "both" else scores[view]
@@ -467,7 +475,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             raise ValueError(f"the kernel in use ({type(self.kernel_).__name__}) has no "
                              "explicit feature maps; primal weights exist for the attribute, "
                              "role and first-power link-profile kernels")
-        _, dual = self.estimator_._coefficient_blocks()     # (2, m, k): a~, b~
+        _, dual = self.estimator_.coefficient_blocks()     # (2, m, k): a~, b~
         return {"source": transpose_dot(dual[1], side="target").T,
                 "target": transpose_dot(dual[0], side="source").T,
                 "feature_names": getattr(self.kernel_, "feature_names", None)}
@@ -476,3 +484,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         """The state that pickle and joblib save: lean (see
         :func:`~digraph_askls.models._persistence.lean_state`)."""
         return lean_state(super().__getstate__())
+
+    def __setstate__(self, state):
+        """Restore a saved model; one saved before ``preconditioner`` and ``policy``
+        existed takes their defaults."""
+        super().__setstate__({"preconditioner": "auto", "policy": None, **state})

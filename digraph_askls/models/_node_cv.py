@@ -7,7 +7,7 @@ import numpy as np
 from numbers import Integral
 
 from sklearn.base import BaseEstimator
-from sklearn.model_selection import ParameterGrid, StratifiedKFold
+from sklearn.model_selection import ParameterGrid
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
@@ -17,6 +17,7 @@ from tqdm.auto import tqdm
 from .._fitted import FittedAttributesMixin
 from ..kernels import restrict_kernel
 from ._askls import AsKLSClassifier
+from ._folds import kfold_splits
 from ._node import NodeClassifier
 from ._views import KernelViews
 
@@ -151,8 +152,8 @@ class NodeClassifierCV(FittedAttributesMixin, BaseEstimator):
         if counts[counts > 0].min() < self.cv:
             raise ValueError(f"every class needs at least cv={self.cv} labelled nodes, got "
                              f"class sizes {counts.tolist()}")
-        folds = list(StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
-                     .split(labelled, codes[labelled]))
+        folds = kfold_splits(codes[labelled], self.cv, self.random_state)   # stratified:
+        # every class has cv labelled nodes
         kernels, tasks = {}, []
         candidates = list(grid)
         for index, params in enumerate(candidates):
@@ -209,7 +210,7 @@ def _score_fold(estimator, config, K, codes, train, valid, random_state):
         merge="joint" if config["merge"] == "auto" else config["merge"],
         regularization=config["regularization"],
         n_folds=config["n_folds"], tol=estimator.tol, max_iter=estimator.max_iter,
-        random_state=random_state,
+        random_state=random_state, preconditioner=estimator.preconditioner,
     ).fit(restrict_kernel(K, train, train), codes[train])
     views = KernelViews(restrict_kernel(K, valid, train), restrict_kernel(K, train, valid))
     accuracy = float(np.mean(model.predict(views) == codes[valid]))

@@ -3,7 +3,7 @@
 On a walk series the CG iteration's own products give the scores of every node as
 well (:func:`~digraph_askls.linalg._scores.solve_with_scores`): fitting and predicting
 cost the solve's products and nothing more. The selection's walk engine solves all
-folds this way (:func:`~digraph_askls.models._folds.walk_out_of_fold`, through
+folds this way (:func:`~digraph_askls.models.selection._out_of_fold.walk_out_of_fold`, through
 :func:`joined_products`); the merges ``"joint_train"`` and ``"stack_train"`` (e.g.
 ``preset="large"``) solve once on all labelled nodes and their stackers read the
 training nodes' scores under that model (:func:`fit_on_train_scores`).
@@ -18,15 +18,15 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ..kernels._restrict import _RestrictedKernel
-from ..linalg._dense import _one_blas_thread
-from ..linalg._scores import NotPositiveDefinite, solve_with_scores
-from ._checks import check_targets
+from ..linalg import NotPositiveDefinite
+from ..linalg._scores import solve_with_scores
+from ._askls import AsKLSClassifier
+from ._checks import check_classes, check_targets
+from ._merge import Merge
+from ._training import label_columns
 
-__all__ = ["NodeScores", "fit_on_train_scores", "joined_products", "predict_from_scores",
-           "scores_every_node", "scores_all_rows"]
-
-#: Merges whose stackers learn from the full model's training scores.
-TRAIN_SCORE_MERGES = ("joint_train", "stack_train")
+__all__ = ["NodeScores", "fit_on_train_scores", "joined_products", "scores_every_node",
+           "scores_all_rows"]
 
 
 class NodeScores(NamedTuple):
@@ -60,12 +60,13 @@ def scores_all_rows(train_kernel):
             and not train_kernel._rows_repeat)
 
 
-def scores_every_node(train_kernel, estimator):
-    """Whether :func:`fit_on_train_scores` applies: :func:`scores_all_rows`, a
-    train-score merge and the exact system."""
-    return (getattr(estimator, "merge", None) in TRAIN_SCORE_MERGES
-            and estimator.regularization in ("auto", None, 0)
-            and estimator.solver in ("auto", "batched")
+def scores_every_node(train_kernel, params):
+    """Whether :func:`fit_on_train_scores` applies to an :class:`AsKLSClassifier` of
+    parameters ``params``: :func:`scores_all_rows`, a train-score merge and the exact
+    system."""
+    return (Merge.named(params["merge"]).scores == "train"
+            and params["regularization"] in ("auto", None, 0)
+            and params["solver"] in ("auto", "batched")
             and scores_all_rows(train_kernel))
 
 
@@ -94,41 +95,32 @@ def joined_products(K, n_hops_bar):
     return products
 
 
-def _start_fit(estimator, y, m):
-    """Check the ``m`` training labels, set ``classes_`` and ``shape_fit_``; the codes."""
-    y = check_targets(y, m)
-    estimator.classes_, codes = np.unique(y, return_inverse=True)
-    if estimator.classes_.size < 2:
-        raise ValueError(f"the training labels must contain at least 2 classes, got "
-                         f"{estimator.classes_.size} class: {estimator.classes_.tolist()}")
-    estimator.shape_fit_ = (m, m)
-    return codes
-
-
-def fit_on_train_scores(estimator, train_kernel, y, verbose=False):
+def fit_on_train_scores(train_kernel, y, params, verbose=False):
     """Fit an :class:`AsKLSClassifier` with a train-score merge, scoring every node.
 
     Parameters
     ----------
-    estimator : AsKLSClassifier
-        Unfitted, ``kernel="precomputed"``, ``merge`` in ``("joint_train",
-        "stack_train")`` (see :func:`scores_every_node`).
     train_kernel : LinearOperator
         ``restrict_kernel(K, train, train)`` of the kernel ``K`` on all nodes.
     y : array-like of shape (n_train,)
+    params : dict
+        Parameters of the estimator, ``merge`` in ``("joint_train", "stack_train")`` (see
+        :func:`scores_every_node`).
     verbose : bool, default=False
         Show the walk's steps in a progress bar.
 
     Returns
     -------
-    NodeScores or None
+    estimator : AsKLSClassifier
+    scores : NodeScores or None
         The scores of every node; None when the inner block is not positive definite
         (``gamma * s_max(K) >= 1``): the estimator is then fitted the usual way.
     """
     K, rows = train_kernel.K, train_kernel.rows
     m, n = rows.size, K.shape[0]
-    codes = _start_fit(estimator, y, m)
-    Y = estimator._label_columns(codes)
+    y = check_targets(y, m)
+    codes = check_classes(y, m)[1]
+    Y = label_columns(codes)
     hops = getattr(K, "pair_hops", None)
     bar = tqdm(total=0, desc="AsK-LS walk steps", unit="step", disable=not verbose,
                leave=False)
@@ -143,30 +135,14 @@ def fit_on_train_scores(estimator, train_kernel, y, verbose=False):
         return K.matmat_pair(full_b, full_a)
 
     try:
-        solution = solve_with_scores(products, rows, n, Y, estimator.gamma,
-                                     rtol=estimator.tol, maxiter=estimator.max_iter)
+        solution = solve_with_scores(products, rows, n, Y, params["gamma"],
+                                     rtol=params["tol"], maxiter=params["max_iter"])
     except NotPositiveDefinite:
-        estimator._fit_kernel(train_kernel, y)
-        return None
+        return AsKLSClassifier(kernel="precomputed", **params).fit_kernel(train_kernel, y), None
     finally:
         bar.close()
-    estimator.solver_result_ = solution.result
-    estimator.n_iter_ = solution.result.n_iter
-    estimator._set_coefficients(solution.intercepts, solution.dual)
-    estimator.stack_folds_ = [(np.arange(m), solution.intercepts, solution.dual)]
     scores = NodeScores(solution.source, solution.target, solution.intercepts)
-    estimator._fit_stackers(scores.features(rows), codes, Y)
-    return scores
-
-
-def predict_from_scores(estimator, scores, index, proba=False):
-    """Decision values (or probabilities) of the nodes ``index`` from kept scores."""
-    features = scores.features(index)
-    with _one_blas_thread():
-        if estimator._stacking():
-            if proba:
-                return estimator._stacked_proba(features)
-            return estimator._stacked_decision(features)
-        views = estimator._views_used()
-        mean = features[:, [("source", "target").index(view) for view in views]].mean(axis=1)
-        return estimator._view_proba(mean) if proba else mean
+    model = (solution.intercepts, solution.dual)
+    estimator = AsKLSClassifier.from_solution(y, model, model, solution.result,
+                                              stacking_scores=scores.features(rows), **params)
+    return estimator, scores

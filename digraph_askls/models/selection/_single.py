@@ -9,29 +9,30 @@ Where the solve can score every node from its own products
 
 import numpy as np
 
-from ..kernels import restrict_kernel
-from ._askls import AsKLSClassifier
-from ._merges import ranking_score
-from ._train_scores import fit_on_train_scores, scores_every_node
+from ...kernels import restrict_kernel
+from .._askls import AsKLSClassifier
+from .._merge import Merge
+from .._train_scores import fit_on_train_scores, scores_every_node
+from ._ranking import ranking_score
 
 __all__ = ["fit_fixed", "no_rows"]
 
 
-def fit_fixed(recipe, build, train_codes, train, gamma, estimator_params, operator, verbose):
-    """One kernel and one gamma: fit as given, nothing to select."""
-    kernel = build(recipe)
+def fit_fixed(kernel, recipe, train_codes, train, gamma, merge, n_folds, settings, operator):
+    """One kernel (``recipe`` built on all nodes) and one gamma: fit as given, nothing to
+    select."""
     train_kernel = restrict_kernel(kernel, train, train)
     if operator is not None:
         train_kernel = operator(train_kernel)
-    merge = estimator_params["merge"]
-    estimator = AsKLSClassifier(kernel="precomputed", **dict(
-        estimator_params, gamma=gamma, merge="joint" if merge == "auto" else merge))
-    estimator._validate_params()
+    params = settings.estimator_params(
+        gamma=gamma, merge="joint" if merge == "auto" else merge, n_folds=n_folds)
     scores = None
-    if operator is None and scores_every_node(train_kernel, estimator):
-        scores = fit_on_train_scores(estimator, train_kernel, train_codes, verbose)
+    if operator is None and scores_every_node(train_kernel, params):
+        estimator, scores = fit_on_train_scores(train_kernel, train_codes, params,
+                                                settings.verbose)
     else:
-        estimator._fit_kernel(train_kernel, train_codes)
+        estimator = AsKLSClassifier(kernel="precomputed", **params).fit_kernel(train_kernel,
+                                                                              train_codes)
     if merge == "auto":
         _choose_blend(estimator, train_codes)
     selection = dict(kernel=recipe, gamma=float(gamma), score=None, accuracy=None,
@@ -51,8 +52,6 @@ def _choose_blend(estimator, codes):
     if scores is None:
         return
     scores = np.transpose(scores, (1, 0, 2))
-    codes = np.unique(codes, return_inverse=True)[1]
-    if ranking_score(scores, codes, ("blend", "joint"))[2] == "blend":
-        estimator.set_params(merge="blend")
-        estimator._fit_stackers(estimator.stacking_scores_, codes,
-                                estimator._label_columns(codes))
+    ranking_codes = np.unique(codes, return_inverse=True)[1]
+    if ranking_score(scores, ranking_codes, (Merge("blend"), Merge("joint")))[2].blending:
+        estimator.set_merge("blend", codes)

@@ -1,27 +1,38 @@
-"""The candidate kernels of ``NodeClassifier(kernel="auto")``, and what a ``kernel``
-parameter stands for."""
+"""Step 2 of the selection, what is tried: the candidate kernels of
+``NodeClassifier(kernel="auto")`` (or what a ``kernel`` parameter stands for), each with
+its gamma grid and the engine that scores it (:class:`Candidate`)."""
 
-from ..kernels import (AttributeKernel, GraphKernel, LinkProfileKernel, NamedKernel,
-                       RoleKernel, SmoothedAttributeKernel, WalkKernel)
+from dataclasses import dataclass
 
-__all__ = ["FEW_LABELS_PER_CLASS", "LARGE_GRAPH", "SPECTRAL_MAX_TRAIN", "as_recipes",
-           "default_kernels"]
+from ...kernels import (AttributeKernel, GraphKernel, LinkProfileKernel, NamedKernel,
+                        RoleKernel, SmoothedAttributeKernel, WalkKernel)
+from ._engines import Engine
+from ._policy import DEFAULT_POLICY
 
-#: Largest number of labelled nodes whose dense training kernel is decomposed for the
-#: selection (an SVD of this size takes about 10 s on 2 cores).
-SPECTRAL_MAX_TRAIN = 5000
-
-#: Graphs of more nodes than this are large: their walk kernel takes 10 steps.
-LARGE_GRAPH = 20_000
+__all__ = ["Candidate", "as_recipes", "candidates_of", "default_kernels"]
 
 
-#: With at most this many labelled nodes per class (the median over the classes), the
-#: defaults add a candidate that needs few weights: the features smoothed by
-#: personalised PageRank (one weight per feature, shared by all distances).
-FEW_LABELS_PER_CLASS = 50
+@dataclass(frozen=True)
+class Candidate:
+    """One kernel to try: its recipe, the gammas to score it at, and its engine.
+
+    Attributes
+    ----------
+    kernel : GraphKernel
+        The recipe (what ``selection_["kernel"]`` reports).
+    gammas : tuple of float
+    engine : Engine
+        Gives its out-of-fold scores at each gamma (:mod:`~._engines`); it holds the
+        kernel built on all nodes (``engine.kernel``).
+    """
+
+    kernel: GraphKernel
+    gammas: tuple
+    engine: Engine
 
 
-def default_kernels(n_train, has_features, labels_per_class=None, n_nodes=None):
+def default_kernels(n_train, has_features, labels_per_class=None, n_nodes=None,
+                    policy=DEFAULT_POLICY):
     """The candidate kernels of ``NodeClassifier(kernel="auto")``.
 
     With node features, three attribute kernels: features averaged over 5 hops of the
@@ -34,12 +45,13 @@ def default_kernels(n_train, has_features, labels_per_class=None, n_nodes=None):
     a little of the role bins (and of the features).
 
     With node features and few labelled nodes per class (``labels_per_class``, the
-    median over the classes, at most :data:`FEW_LABELS_PER_CLASS`), one more first: the
-    features smoothed by personalised PageRank
-    (:class:`~digraph_askls.kernels.SmoothedAttributeKernel`), one weight per feature.
+    median over the classes, at most ``policy.few_labels_per_class``), one more first:
+    the features smoothed by personalised PageRank
+    (:class:`~digraph_askls.kernels.SmoothedAttributeKernel`), one weight per feature,
+    shared by all distances.
     Measured per graph in ``docs/results/directed.md`` and ``docs/results/few_labels.md``.
     """
-    few = labels_per_class is not None and labels_per_class <= FEW_LABELS_PER_CLASS
+    few = labels_per_class is not None and labels_per_class <= policy.few_labels_per_class
     kernels = []
     if has_features:
         if few:
@@ -50,14 +62,14 @@ def default_kernels(n_train, has_features, labels_per_class=None, n_nodes=None):
                             self_loops=False),
             AttributeKernel(hops=0) + RoleKernel(bins=16),
         ]
-    if n_train <= SPECTRAL_MAX_TRAIN and (n_nodes or 0) <= LARGE_GRAPH:
+    if n_train <= policy.spectral_max_train and (n_nodes or 0) <= policy.large_graph:
         kernels.append(WalkKernel())
     else:
         # With many labelled nodes a labelled one is a few steps away, and on a large
         # graph of some average degree 10 steps reach most of it: they classify as well as
         # 20 (directed SBMs, Pubmed; docs/results/speed.md) at half the cost.
         kernels.append(WalkKernel(n_hops=10))
-    if n_train <= SPECTRAL_MAX_TRAIN:
+    if n_train <= policy.spectral_max_train:
         profile = LinkProfileKernel() + 0.1 * RoleKernel(bins=16)
         if has_features:
             profile = profile + 0.05 * AttributeKernel(hops=0)
@@ -80,3 +92,26 @@ def as_recipes(kernel, kernel_params=None):
             raise TypeError(f"kernel must be 'auto', a kernel name, a GraphKernel or a list "
                             f"of these, got {type(item).__name__} ({item!r:.60})")
     return recipes
+
+
+def candidates_of(recipes, grids, kernel_grid, adjacency, features, engine_of):
+    """The :class:`Candidate` of each recipe, built on the graph when it is reached (one
+    kernel and its engine's decomposition at a time).
+
+    Parameters
+    ----------
+    recipes : list of GraphKernel
+    grids : list of tuple of float
+        The gammas of each recipe.
+    kernel_grid : bool
+        Whether the grids are the kernels' own (an engine that costs a solve per gamma
+        takes fewer).
+    adjacency, features
+        The graph and the nodes' attributes.
+    engine_of : callable
+        ``engine_of(kernel)``: the engine of the kernel on all nodes
+        (:func:`~._engines.engine_for`).
+    """
+    for recipe, grid in zip(recipes, grids):
+        engine = engine_of(recipe.make(adjacency, features))
+        yield Candidate(recipe, engine.gammas(grid, kernel_grid), engine)

@@ -1,0 +1,197 @@
+"""Step 4 of the selection: how a candidate gets its out-of-fold scores.
+
+An engine per strategy, one interface (:class:`Engine`): ``engine.out_of_fold(gamma)``
+gives the :class:`~._out_of_fold.OutOfFold` of the candidate at ``gamma`` on the engine's
+folds, or None when its system is singular there.
+
+* :class:`SpectralEngine`: one SVD of the training block (explicit maps with fewer
+  features than samples, or a block the kernel forms directly) serves every gamma;
+* :class:`WalkEngine`: a walk kernel known on all nodes solves all folds in one run
+  whose products also score every node;
+* :class:`SolvedEngine`: any other operator, a solve per fold.
+
+:func:`engine_for` picks the engine a training block allows.
+"""
+
+import logging
+
+import numpy as np
+from scipy import sparse
+
+from ...kernels import restrict_kernel
+from ...linalg import NotPositiveDefinite, SingularSystemError
+from .._train_scores import scores_all_rows
+from .._training import decompose
+from .._folds import coarsen_folds
+from ._out_of_fold import solved_out_of_fold, spectral_out_of_fold, walk_out_of_fold
+
+__all__ = ["Engine", "SolvedEngine", "SpectralEngine", "WalkEngine", "engine_for",
+           "winner_on_all"]
+
+logger = logging.getLogger(__name__)
+
+
+class Engine:
+    """How one candidate kernel gets its out-of-fold scores (see the module).
+
+    Attributes
+    ----------
+    name : str
+        ``"spectral"``, ``"walk"`` or ``"solved"`` (what ``selection_["engine"]`` says).
+    kernel : the kernel on all nodes
+    codes : ndarray of int
+        The class codes of the nodes it scores.
+    folds : list of ndarray of int
+        The held-out positions (in ``codes``) of each fold.
+    on_sample : bool
+        Whether it scores the ranking sample (else every labelled node).
+    """
+
+    name = None
+
+    def __init__(self, kernel, train_kernel, codes, folds, settings, on_sample):
+        self.kernel = kernel
+        self.train_kernel = train_kernel
+        self.codes = codes
+        self.folds = folds
+        self.settings = settings
+        self.on_sample = on_sample
+
+    def gammas(self, grid, kernel_grid):
+        """The gammas it scores: ``grid``, or fewer where each costs a solve and the
+        grid is the kernel's own (``kernel_grid``)."""
+        return tuple(grid)
+
+    def out_of_fold(self, gamma, damp_singular=True):
+        """The out-of-fold scores at ``gamma``, or None if the system is singular."""
+        try:
+            return self._out_of_fold(gamma)
+        except (SingularSystemError, NotPositiveDefinite) as exc:
+            return self._on_singular(gamma, exc, damp_singular)
+
+    def _on_singular(self, gamma, exc, damp_singular):
+        logger.info("gamma=%g skipped: %s", gamma, exc)
+        return None
+
+    def _solve_each_fold(self, gamma):
+        return solved_out_of_fold(self.train_kernel, self.codes, gamma, self.folds,
+                                  **self.settings.solve_options())
+
+
+class SpectralEngine(Engine):
+    """One decomposition of the training block, every gamma's folds from it."""
+
+    name = "spectral"
+
+    def __init__(self, kernel, train_kernel, codes, folds, settings, on_sample=True):
+        super().__init__(kernel, train_kernel, codes, folds, settings, on_sample)
+        self.decomposition = decompose(train_kernel)
+
+    def _out_of_fold(self, gamma):
+        return spectral_out_of_fold(self.decomposition, self.codes, gamma, self.folds)
+
+    def _on_singular(self, gamma, exc, damp_singular):
+        """Where a fold's system is singular, ``damp_singular`` solves every fold damped
+        instead (as ``regularization`` asks), one Krylov solve per fold; without it the
+        candidate is skipped: in a search among several kernels and gammas a gamma at
+        which the exact system is singular is not worth minutes of damped solves
+        (Squirrel's link-profile kernel at 2,500 training nodes: over ten minutes per
+        split)."""
+        if damp_singular and self.settings.regularization != None:       # noqa: E711
+            logger.info("gamma=%g: %s; solving each fold damped", gamma, exc)
+            return self._solve_each_fold(gamma)
+        return super()._on_singular(gamma, exc, damp_singular)
+
+
+class WalkEngine(Engine):
+    """All folds of a walk kernel in one solve, at the policy's ``walk_gamma``."""
+
+    name = "walk"
+
+    def __init__(self, kernel, train_kernel, codes, folds, settings, on_sample, policy):
+        super().__init__(kernel, train_kernel, codes,
+                         walk_folds(train_kernel.K, folds, codes, policy), settings,
+                         on_sample)
+        self.walk_gamma = policy.walk_gamma
+
+    def gammas(self, grid, kernel_grid):
+        return (self.walk_gamma,) if kernel_grid else tuple(grid)
+
+    def _out_of_fold(self, gamma):
+        return walk_out_of_fold(self.train_kernel, self.codes, gamma, self.folds,
+                                rtol=self.settings.tol, maxiter=self.settings.max_iter,
+                                verbose=self.settings.verbose)
+
+
+class SolvedEngine(Engine):
+    """A solve per fold (any operator)."""
+
+    name = "solved"
+
+    def gammas(self, grid, kernel_grid):
+        return tuple(grid[:1]) if kernel_grid else tuple(grid)    # a solve per fold and
+                                                                # gamma is dear: the first
+
+    def _out_of_fold(self, gamma):
+        return self._solve_each_fold(gamma)
+
+
+def _has_thin_maps(train_kernel):
+    """Whether the block has explicit maps with fewer features than samples."""
+    m = train_kernel.shape[0]
+    factors = getattr(train_kernel, "factors", None)
+    return callable(factors) and getattr(train_kernel, "n_features", m) < m
+
+
+def _decomposable(train_kernel, policy):
+    """Whether the training block is worth one SVD: explicit maps with fewer features than
+    samples (thin SVD), or a block the kernel forms directly (arrays, sparse matrices,
+    kernels with ``to_dense``) of at most ``policy.spectral_max_train`` samples. A plain
+    operator such as a walk series would need ``m`` products with the whole graph."""
+    m = train_kernel.shape[0]
+    if _has_thin_maps(train_kernel):
+        return True
+    direct = (isinstance(train_kernel, np.ndarray) or sparse.issparse(train_kernel)
+              or callable(getattr(train_kernel, "to_dense", None)))
+    return direct and m <= policy.spectral_max_train
+
+
+def engine_for(kernel, all_train, codes, ranked, folds, sample_folds, settings, policy):
+    """The engine of the kernel ``kernel`` (on all nodes) with labelled nodes
+    ``all_train`` of class codes ``codes``: judged on the nodes ``ranked`` (all of them,
+    or a sample) with ``sample_folds`` when it needs a decomposition, a walk kernel on
+    ``folds`` of every labelled node."""
+    train_kernel = restrict_kernel(kernel, all_train[ranked], all_train[ranked])
+    whole = ranked.size == codes.size
+    if _decomposable(train_kernel, policy):
+        return SpectralEngine(kernel, train_kernel, codes[ranked], sample_folds, settings)
+    if scores_all_rows(train_kernel):
+        return WalkEngine(kernel, restrict_kernel(kernel, all_train, all_train),
+                          codes[ranked] if whole else codes, folds, settings, whole, policy)
+    return SolvedEngine(kernel, train_kernel, codes[ranked] if whole else codes,
+                        sample_folds if whole else folds, settings, whole)
+
+
+def walk_folds(K, folds, codes, policy):
+    """The folds joined into as many as the walk's steps afford
+    (``policy.walk_step_budget``), and two where the median class has more than
+    ``policy.few_labels_per_class`` labelled nodes: each fold model then sees enough
+    labels already, and more folds would only cost."""
+    n_classes = np.unique(codes).size
+    columns = 1 if n_classes == 2 else n_classes
+    if np.median(np.bincount(codes)) > policy.few_labels_per_class:
+        return coarsen_folds(folds, 2)
+    work = columns * getattr(K, "n_hops", 1) * getattr(K, "stored_links", K.shape[0])
+    affordable = int(policy.walk_step_budget // max(1, work))
+    return coarsen_folds(folds, max(2, affordable))
+
+
+def winner_on_all(kernel, gamma, all_train, codes, folds, settings, policy):
+    """The winner ranked on a sample, scored on every labelled node: through a thin SVD
+    of its maps when it has them, else a solve per fold. The out-of-fold scores and the
+    engine's name."""
+    train_kernel = restrict_kernel(kernel, all_train, all_train)
+    if _decomposable(train_kernel, policy):
+        return spectral_out_of_fold(decompose(train_kernel), codes, gamma, folds), None
+    return solved_out_of_fold(train_kernel, codes, gamma, folds,
+                              **settings.solve_options()), "solved"

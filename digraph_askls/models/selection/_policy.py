@@ -1,0 +1,106 @@
+"""Step 1 of the selection, the policy: its thresholds in one object, and the solver
+settings of one fit."""
+
+from dataclasses import dataclass
+
+__all__ = ["FitSettings", "SelectionPolicy"]
+
+
+@dataclass(frozen=True)
+class SelectionPolicy:
+    """The thresholds that decide what the selection tries and how.
+
+    ``NodeClassifier(policy=...)`` takes one; the default values are the library's.
+
+    Attributes
+    ----------
+    few_labels_per_class : int, default=50
+        With at most this many labelled nodes per class (the median class), the
+        candidates gain the smoothed attributes (:func:`~._candidates.default_kernels`),
+        ``merge="auto"`` compares the mean view with the stackers, and a walk kernel's
+        folds are not joined into two.
+    large_graph : int, default=20_000
+        Graphs of more nodes than this are large: their walk kernel takes 10 steps, and
+        the candidates that need a decomposition are ranked on at most
+        ``large_graph_sample`` labelled nodes.
+    large_graph_sample : int, default=1000
+        See ``large_graph``: above it an ``O(m^3)`` decomposition would cost more than
+        the walk kernel's solve on the whole graph, which a PageRank vote's price bounds
+        (``docs/results/speed.md``). The winner is then scored on every labelled node.
+    spectral_max_train : int, default=5000
+        Largest number of labelled nodes whose dense training kernel is decomposed (an
+        SVD of this size takes about 10 s on 2 cores); above it the candidates are ranked
+        on a stratified sample of this size.
+    walk_gamma : float, default=1e-5
+        gamma of a walk kernel scored by its one-solve folds. The stackers standardise
+        the view scores, which stop changing as gamma shrinks (they tend to the kernel's
+        votes ``K(x, X) y`` and ``K(X, x)^T y``); at this gamma the solve meets its
+        tolerance after one or two products with the kernel.
+    merge_folds : int, default=5
+        The merges are cross-validated on the selection folds joined into at most this
+        many.
+    merge_cv_max : int, default=2000
+        Up to this many labelled nodes the winner's merges are compared by
+        cross-validation; above, the joint stacker is kept (it reads patterns across
+        classes, and with this many nodes it no longer overfits) and its estimate comes
+        from the ranking score.
+    walk_step_budget : float, default=2e8
+        A walk kernel's folds each cost the columns of their labels in the same walk
+        steps: it takes the selection folds joined into as many as keep ``folds *
+        columns * steps * stored links`` below this (about a fifth of a second of steps
+        on 2 cores), and at least two.
+    """
+
+    few_labels_per_class: int = 50
+    large_graph: int = 20_000
+    large_graph_sample: int = 1000
+    spectral_max_train: int = 5000
+    walk_gamma: float = 1e-5
+    merge_folds: int = 5
+    merge_cv_max: int = 2000
+    walk_step_budget: float = 2e8
+
+    def ranking_sample_size(self, n_nodes):
+        """At most this many labelled nodes rank the candidates on a graph of ``n_nodes``."""
+        return self.large_graph_sample if n_nodes > self.large_graph \
+            else self.spectral_max_train
+
+
+#: The library's thresholds.
+DEFAULT_POLICY = SelectionPolicy()
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """How one fit solves its systems, built once in ``NodeClassifier.fit``.
+
+    Attributes
+    ----------
+    solver, preconditioner, regularization, tol, max_iter
+        As in :class:`~digraph_askls.AsKLSClassifier` (``tol`` is the solvers'
+        ``rtol``).
+    random_state : int, RandomState or None
+        Seeds the selection folds and the stackers.
+    verbose : bool
+        Show a walk kernel's steps in progress bars.
+    """
+
+    solver: str = "auto"
+    preconditioner: object = "auto"
+    regularization: object = "auto"
+    tol: float = 1e-4
+    max_iter: object = None
+    random_state: object = None
+    verbose: bool = False
+
+    def solve_options(self):
+        """Keywords of :func:`~digraph_askls.linalg.solve_system`."""
+        return dict(solver=self.solver, regularization=self.regularization, rtol=self.tol,
+                    maxiter=self.max_iter, preconditioner=self.preconditioner)
+
+    def estimator_params(self, **params):
+        """Parameters of an :class:`~digraph_askls.AsKLSClassifier` under these settings,
+        with ``params`` (``gamma``, ``merge``, ``n_folds``)."""
+        return dict(solver=self.solver, regularization=self.regularization, tol=self.tol,
+                    max_iter=self.max_iter, random_state=self.random_state,
+                    preconditioner=self.preconditioner, **params)

@@ -1,0 +1,255 @@
+"""Step 5 of the selection: the ranking of the candidates.
+
+Each candidate, at each gamma, gets its out-of-fold view scores from its engine
+(:mod:`~._engines`); the held-out accuracy of cheap stand-ins of the merges ranks them
+(:func:`ranking_score`). :func:`rank` keeps the best (:class:`Scored`) and how much
+choosing it may flatter it (:func:`selection_optimism`).
+"""
+
+import logging
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .._stackers import fit_temperature, softmax_rows, view_logits
+from .._folds import coarsen_folds
+from ._out_of_fold import OutOfFold
+
+__all__ = ["Scored", "rank", "ranking_score", "selection_optimism"]
+
+logger = logging.getLogger(__name__)
+
+#: Ridge penalty (per sample) of the least-squares stacker that ranks candidates.
+STACKER_RIDGE = 1e-3
+
+
+def _views(scores, combine):
+    """The views that a merge of the views ``combine``
+    (:attr:`~digraph_askls.models._merge.Merge.combine`) reads, (n_views, n, k)."""
+    if combine == "source":
+        return scores[:1]
+    if combine == "target":
+        return scores[1:]
+    return scores
+
+
+def _ridge_loo_predictions(scores, codes, ridge):
+    """One-hot targets and the leave-one-out predictions of the least-squares stacker."""
+    n_views, m, k = scores.shape
+    Z = scores.transpose(1, 0, 2).reshape(m, n_views * k)
+    Z = Z - Z.mean(axis=0)
+    spread = Z.std(axis=0)
+    Z = np.divide(Z, spread, out=np.zeros_like(Z), where=spread > 1e-12 * (1 + spread.max()))
+    Z = np.hstack([Z, np.ones((m, 1))])
+    n_classes = int(codes.max()) + 1
+    T = np.zeros((m, n_classes))
+    T[np.arange(m), codes] = 1.0
+    penalty = ridge * m * np.ones(Z.shape[1])
+    penalty[-1] = 0.0                                    # the intercept is not penalised
+    inverse = np.linalg.pinv(Z.T @ Z + np.diag(penalty))
+    W = inverse @ (Z.T @ T)
+    leverage = np.einsum("ij,jk,ik->i", Z, inverse, Z)
+    residual = (T - Z @ W) / np.maximum(1.0 - leverage, 1e-12)[:, None]
+    return T, T - residual
+
+
+def _quality(T, P, codes):
+    return 1.0 - float(np.mean(np.sum((T - P) ** 2, axis=1))), float(
+        np.mean(np.argmax(P, axis=1) == codes))
+
+
+def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions=False):
+    """The score that ranks candidate (kernel, gamma) pairs: a held-out accuracy.
+
+    Cheap stand-ins for the merges, on out-of-fold scores: a least-squares stacker on
+    the standardised scores of all views and classes, left out one node at a time in
+    closed form (PRESS residuals ``e_i / (1 - h_ii)``), for the stacking merges; the
+    mean view (its arg-max) for ``"average"``; their half-half blend, the mean view
+    through a softmax whose temperature is fitted on the same scores, for ``"blend"``.
+    The best of ``merges`` counts. The score is the accuracy of those predictions plus
+    a tie-breaker below the accuracy's resolution: ``(1 - Brier) / (m + 1)``. Brier alone
+    would prefer a model that hedges (near-uniform probabilities, barely above chance)
+    to one that is right more often but sometimes confidently wrong.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (2, m, k)
+        Out-of-fold view scores.
+    codes : ndarray of int, shape (m,)
+    merges : sequence of Merge
+
+    Returns
+    -------
+    score, accuracy, merge : float, float, Merge
+    predictions : ndarray of shape (m, n_classes)
+        With ``return_predictions``: the held-out predictions of the best merge.
+    """
+    merges = {merge.combine: merge for merge in merges}
+    m = codes.size
+    n_classes = int(codes.max()) + 1
+    T = np.zeros((m, n_classes))
+    T[np.arange(m), codes] = 1.0
+    results, predictions = {}, {}
+    stacked = None
+    if any(merge.stacking for merge in merges.values()):
+        stacked = _ridge_loo_predictions(scores, codes, ridge)[1]
+        for combine in ("joint", "stack"):
+            if combine in merges:
+                results[combine], predictions[combine] = _quality(T, stacked, codes), stacked
+    for combine in ("mean", "source", "target", "blend"):
+        if combine not in merges:
+            continue
+        views = _views(scores, "mean" if combine == "blend" else combine)
+        flat = views.transpose(1, 0, 2).reshape(m, -1)
+        logits = view_logits(flat, views.shape[0])
+        temperature, scale = fit_temperature(logits, codes)
+        calibrated = softmax_rows(temperature * logits / scale)
+        if combine == "blend":
+            calibrated = 0.5 * (stacked + calibrated)
+        results[combine], predictions[combine] = _quality(T, calibrated, codes), calibrated
+    ranked = {combine: accuracy + brier / (m + 1)
+              for combine, (brier, accuracy) in results.items()}
+    best = max(ranked, key=ranked.get)
+    if return_predictions:
+        return ranked[best], results[best][1], merges[best], predictions[best]
+    return ranked[best], results[best][1], merges[best]
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A candidate at one gamma, with its out-of-fold scores and its ranking score.
+
+    Attributes
+    ----------
+    kernel : GraphKernel
+        The recipe.
+    gamma : float
+    score : float or None
+        Its ranking score (None: it stood alone, nothing was ranked).
+    engine : str
+        The engine that scored it (``"spectral"``, ``"walk"``, ``"solved"``).
+    built : the kernel on all nodes
+    oof : OutOfFold
+    folds : list of ndarray of int
+        The folds of ``oof``.
+    index : int
+        Its row among the ranked candidates' hits (see :func:`selection_optimism`).
+    optimism : float
+        How much choosing it among the ranked candidates may flatter it.
+    """
+
+    kernel: object
+    gamma: float
+    score: object
+    engine: str
+    built: object
+    oof: OutOfFold
+    folds: list
+    index: int
+    optimism: float = 0.0
+
+
+def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_folds):
+    """Score every candidate at each of its gammas; ``cv_results_`` rows and the best.
+
+    Parameters
+    ----------
+    candidates : iterable of Candidate
+        Each is built when it is reached (the build and its engine's decomposition are
+        timed with it, and shared among its gammas).
+    single_kernel : bool
+        Whether there is one kernel: with one gamma it stands alone, not ranked.
+    codes : ndarray of int
+        Class codes of every labelled node.
+    ranked : ndarray of int
+        The positions (in ``codes``) of the nodes the candidates are judged on: all of
+        them, or a sample. An engine that scored every labelled node is read at these.
+    sample_folds : list of ndarray of int
+        The folds of the nodes ``ranked``.
+    merges : tuple of Merge
+        The merges whose stand-ins rank (:func:`ranking_score`).
+    merge_folds : int
+        ``sample_folds`` are joined into as many to measure the optimism.
+
+    Returns
+    -------
+    rows : dict of lists
+    best : Scored
+    """
+    rows = {"kernel": [], "gamma": [], "engine": [], "mean_test_score": [],
+            "cv_accuracy": [], "merge": [], "fit_time": []}
+    best, hits = None, []
+    candidates = iter(candidates)
+    while True:
+        start = time.perf_counter()
+        candidate = next(candidates, None)
+        if candidate is None:
+            break
+        engine = candidate.engine
+        shared = time.perf_counter() - start
+        unranked = single_kernel and len(candidate.gammas) == 1    # nothing to rank
+        for gamma in candidate.gammas:
+            start = time.perf_counter()
+            oof = engine.out_of_fold(gamma, damp_singular=unranked)
+            if oof is None:
+                continue
+            judged = oof.scores if engine.on_sample else oof.scores[:, ranked]
+            if unranked:                # the winner's merges are judged anyway
+                score = accuracy = merge = None
+            else:
+                score, accuracy, merge, predicted = ranking_score(
+                    judged, codes[ranked], merges, return_predictions=True)
+                hits.append(np.argmax(predicted, axis=1) == codes[ranked])
+            elapsed = time.perf_counter() - start + shared / len(candidate.gammas)
+            for key, value in (("kernel", candidate.kernel), ("gamma", float(gamma)),
+                               ("engine", engine.name), ("mean_test_score", score),
+                               ("cv_accuracy", accuracy),
+                               ("merge", None if merge is None else merge.name),
+                               ("fit_time", elapsed)):
+                rows[key].append(value)
+            logger.info("selection %r gamma=%g: %s (%.2f s)", candidate.kernel, gamma,
+                        "alone, not ranked" if score is None else f"{score:.4f}", elapsed)
+            if best is None or score is None or score > best.score:
+                best = Scored(candidate.kernel, float(gamma), score, engine.name,
+                              engine.kernel, oof, engine.folds, len(hits) - 1)
+    if best is None:
+        raise ValueError("no candidate kernel and gamma gave a solvable AsK-LS system; pass "
+                         "other kernels or gammas")
+    if hits:
+        best = replace(best, optimism=selection_optimism(
+            np.array(hits), best.index, coarsen_folds(sample_folds, merge_folds)))
+    return rows, best
+
+
+def selection_optimism(hits, chosen, folds):
+    """How much choosing the best of several configurations by held-out accuracy flatters
+    it (Tibshirani and Tibshirani, "A bias correction for the minimum error rate in
+    cross-validation", Annals of Applied Statistics 2009): the mean over the folds of the
+    best configuration's accuracy on the fold less the chosen one's.
+
+    Parameters
+    ----------
+    hits : ndarray of bool, shape (n_configurations, m)
+        Whether each configuration's held-out prediction of each node is right.
+    chosen : int
+        The configuration chosen on all the folds.
+    folds : list of ndarray of int
+        Held-out nodes of each fold.
+
+    Returns
+    -------
+    float
+        The optimism, at least 0; 0 with one configuration.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> hits = np.array([[1, 1, 0, 0], [0, 0, 1, 1]], dtype=bool)   # each wins a fold
+    >>> float(selection_optimism(hits, 0, [np.array([0, 1]), np.array([2, 3])]))
+    0.5
+    """
+    if len(hits) < 2:
+        return 0.0
+    per_fold = np.array([hits[:, fold].mean(axis=1) for fold in folds if fold.size])
+    return float(np.mean(per_fold.max(axis=1) - per_fold[:, chosen]))

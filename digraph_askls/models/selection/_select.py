@@ -1,0 +1,198 @@
+"""The selection of NodeClassifier: the kernel, gamma and merge for each graph, in one
+pass. :func:`select_kernel` runs its steps in order, one module each:
+
+1. **Policy** (:mod:`~._policy`): the thresholds (:class:`SelectionPolicy`) and how the
+   systems are solved (:class:`FitSettings`).
+2. **Candidates** (:mod:`~._candidates`): the kernels tried, each a :class:`Candidate`
+   (its recipe, its gamma grid, its engine).
+3. **Folds** (:mod:`~._folds`): the labelled nodes are split once into stratified folds;
+   every candidate is judged on the same folds (on a stratified sample of them where
+   there are more than the policy's ``spectral_max_train``, or ``large_graph_sample``
+   on a large graph; the winner is then scored on every labelled node).
+4. **Engines** (:mod:`~._engines`, :mod:`~._out_of_fold`): each (kernel, gamma) gets
+   out-of-fold view scores, each node scored by the model trained without its fold:
+   from one SVD for every gamma, from one solve of all folds (a walk kernel), or from a
+   solve per fold.
+5. **Ranking** (:mod:`~._ranking`): the held-out accuracy of cheap stand-ins of the
+   merges ranks the candidates.
+6. **The winner's merge** (:mod:`~._winner`): at the winner, each merge (mean of the
+   views, joint stacker, their blend) is fitted on all folds but one and predicts the
+   last; the merge of the best held-out accuracy is kept, and that accuracy is what
+   ``selection_["accuracy"]`` reports. The fitted model is assembled from what the
+   winner's folds already hold: nothing is solved again.
+
+One configuration given as is (a preset, an ``operator``, a merge that the selection
+does not assemble from folds) is fitted by :class:`AsKLSClassifier` itself
+(:mod:`~._single`).
+"""
+
+import logging
+from dataclasses import replace
+from functools import partial
+from typing import NamedTuple
+
+import numpy as np
+
+from ...kernels import gamma_grid
+from .._askls import AsKLSClassifier
+from .._merge import Merge, as_merge
+from ._candidates import candidates_of
+from ._engines import engine_for, winner_on_all
+from ._folds import ranking_sample, selection_folds
+from .._folds import coarsen_folds
+from ._ranking import rank
+from ._single import fit_fixed
+from ._winner import assemble, choose_merge
+
+__all__ = ["Selected", "select_kernel"]
+
+logger = logging.getLogger(__name__)
+
+#: Merges that ``merge="auto"`` compares at the winning kernel.
+AUTO_MERGES = (Merge("joint"), Merge("blend"), Merge("mean"))
+
+
+def _merges_to_try(merge, labels_per_class, policy):
+    """The merges compared at the winner: ``merge`` itself unless ``"auto"``.
+
+    The selection assembles the merges fed by out-of-fold scores; for another (the
+    train-score and leave-one-out merges) the joint stacker stands in.
+
+    With few labelled nodes per class (the median class, at most
+    ``policy.few_labels_per_class``) the mean of the views, the joint stacker
+    and their blend: a stacker may read patterns across classes (a directed SBM's flows)
+    that the mean view cannot, and the mean view may rank the classes better than a
+    stacker learnt from a handful of nodes; the cross-validation decides
+    (:func:`~._winner.choose_merge`). With more, the stackers alone: the mean view has no
+    threshold of its own for classes of unequal sizes (a binary graph's sign of zero), and
+    its held-out accuracy, close to theirs, would win on noise.
+    """
+    if merge != "auto":
+        merge = as_merge(merge)
+        return (merge,) if merge.scores == "folds" else (Merge("joint"),)
+    if labels_per_class > policy.few_labels_per_class:
+        return tuple(merge for merge in AUTO_MERGES if merge.stacking)
+    return AUTO_MERGES
+
+
+def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, merge,
+                  max_folds, settings, policy, operator=None, keys=None, as_given=False):
+    """Score every (recipe, gamma) on the labelled nodes and fit the best one.
+
+    Parameters
+    ----------
+    recipes : list of GraphKernel
+    adjacency : sparse matrix
+        The graph (row = source); a large graph ranks on a smaller sample.
+    features : ndarray, sparse matrix or None
+        The nodes' attributes; ``recipe.make(adjacency, features)`` builds a kernel.
+    train_codes : ndarray of int
+        Class codes of the labelled nodes ``train``.
+    train : ndarray of int
+    gammas : None, float or sequence of float
+        None: each recipe's own grid (:func:`~digraph_askls.kernels.gamma_grid`; a walk
+        kernel scored in one solve is fitted at ``policy.walk_gamma``).
+    merge : str
+        The ``merge`` parameter; ``"auto"`` compares the merges at the winner.
+    max_folds : int
+        At most this many selection folds (``NodeClassifier(n_folds=...)``).
+    settings : FitSettings
+        How the systems are solved.
+    policy : SelectionPolicy
+        The thresholds.
+    operator : callable, optional
+        Applied to the training kernel of a single configuration (see
+        :class:`~digraph_askls.NodeClassifier`).
+    keys : ndarray, optional
+        A number per labelled node that orders them before they are dealt into folds
+        (:func:`~._folds.node_keys`): the folds then follow the nodes, not their positions.
+    as_given : bool, default=False
+        Fit the single configuration as :class:`AsKLSClassifier` itself does, without
+        folds of the selection (the presets, which reproduce published protocols).
+
+    Returns
+    -------
+    Selected
+        A named tuple of
+
+    kernel : the winning kernel on all nodes
+    estimator : AsKLSClassifier fitted on ``K(train, train)``
+    selection : dict
+        ``kernel`` (recipe), ``gamma``, ``score`` (the ranking score), ``accuracy`` (the
+        accuracy of held-out predictions of the fitted model's merge: each labelled node
+        predicted by a merge and a model that did not learn it), ``optimism`` (how much
+        choosing the best of several candidates and merges may flatter it, see
+        :func:`~._ranking.selection_optimism`), ``engine``
+        (``"spectral"``, ``"walk"``, ``"solved"`` or ``"fixed"``), ``merge`` and
+        ``n_folds``.
+    cv_results : dict of lists
+        One entry per (recipe, gamma): ``kernel``, ``gamma``, ``engine``,
+        ``mean_test_score``, ``cv_accuracy``, ``merge`` (the merge its score stands
+        for), ``fit_time`` (s) and ``rank_test_score``.
+    node_scores : NodeScores or None
+        Every node's view scores, when the solve gave them (a walk kernel).
+    """
+    grids = [gamma_grid(recipe) if gammas is None else tuple(np.atleast_1d(gammas))
+             for recipe in recipes]
+    single = len(recipes) == 1 and len(grids[0]) == 1
+    if as_given or operator is not None or (merge != "auto" and as_merge(merge).scores != "folds"):
+        if not single:
+            raise ValueError(f"merge={merge!r}, operator= and presets fit one kernel and one "
+                             f"gamma; got {len(recipes)} kernels and gammas {grids}")
+        return Selected(*fit_fixed(recipes[0].make(adjacency, features), recipes[0],
+                                   train_codes, train, grids[0][0], merge, max_folds, settings,
+                                   operator))
+    codes = np.unique(train_codes, return_inverse=True)[1]
+    merges = _merges_to_try(merge, float(np.median(np.bincount(codes))), policy)
+    # 3. The folds of every labelled node, and of the sample that ranks (all of them, or
+    # a stratified sample where there are many).
+    ranked = ranking_sample(codes, settings.random_state,
+                            policy.ranking_sample_size(adjacency.shape[0]))
+    on_sample = ranked.size < codes.size
+    folds, sample_folds = selection_folds(codes, max_folds, settings.random_state, keys,
+                                          ranked)
+    # 2, 4, 5. The candidates, each with its engine (built as it is reached), ranked.
+    candidates = candidates_of(recipes, grids, gammas is None, adjacency, features,
+                               partial(engine_for, all_train=train, codes=codes, ranked=ranked,
+                                       folds=folds, sample_folds=sample_folds,
+                                       settings=settings, policy=policy))
+    rows, best = rank(candidates, len(recipes) == 1, codes, ranked, sample_folds, merges,
+                      policy.merge_folds)
+    if on_sample and best.engine != "walk":
+        oof, engine = winner_on_all(best.built, best.gamma, train, codes, folds, settings,
+                                    policy)
+        best = replace(best, oof=oof, folds=folds, engine=engine or best.engine)
+    # 6. The winner's merge, and the estimator assembled from its folds.
+    chosen, held_out, merge_optimism = choose_merge(
+        best.oof.scores, codes, coarsen_folds(best.folds, policy.merge_folds), merges,
+        policy.merge_cv_max)
+    estimator = assemble(best, chosen, train_codes, settings)
+    # The held-out accuracy of the best of many candidates (and merges) flatters it; how
+    # much, fold by fold (selection_optimism), is reported beside it. Subtracted, it
+    # overcorrects as often as it corrects on a few labelled nodes (few_labels.md).
+    held_out_accuracy = float(np.mean(held_out == codes))
+    if best.score is None:           # one configuration: its held-out accuracy
+        best = replace(best, score=held_out_accuracy)
+        rows["mean_test_score"][0] = rows["cv_accuracy"][0] = held_out_accuracy
+        rows["merge"][0] = chosen.name
+    scores = np.asarray(rows["mean_test_score"])
+    rows["rank_test_score"] = list(np.argsort(np.argsort(-scores, kind="stable")) + 1)
+    selection = dict(kernel=best.kernel, gamma=best.gamma, score=best.score,
+                     accuracy=held_out_accuracy, optimism=best.optimism + merge_optimism,
+                     engine=best.engine, merge=estimator.merge, n_folds=len(best.folds))
+    logger.info("selected %r gamma=%g merge=%s: held-out accuracy %.3f (optimism of the "
+                "choice %.3f)", best.kernel, best.gamma, estimator.merge,
+                held_out_accuracy, selection["optimism"])
+    node_scores = best.oof.node_scores if chosen.stacking or best.oof.full_model is None \
+        else None
+    return Selected(best.built, estimator, selection, rows, node_scores)
+
+
+class Selected(NamedTuple):
+    """What :func:`select_kernel` returns (see there)."""
+
+    kernel: object
+    estimator: AsKLSClassifier
+    selection: dict
+    cv_results: dict
+    node_scores: object

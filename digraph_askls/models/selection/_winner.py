@@ -1,0 +1,160 @@
+"""Step 6 of the selection: the winner's merge, and the fitted estimator assembled from
+its folds.
+
+A merge maps the view scores of a node (source and target, one column per class) to
+class probabilities (:mod:`~digraph_askls.models._merge`). The stackers learn from
+out-of-fold scores; their accuracy on nodes they did not learn from is measured by
+cross-validation over the same folds (:func:`merge_estimates`), which is what
+``selection_["accuracy"]`` reports.
+"""
+
+import numpy as np
+
+from ...linalg._dense import _one_blas_thread
+from .._askls import AsKLSClassifier
+from .._merge import as_merge
+from .._stackers import (BlendedStacker, fit_temperature, joint_logistic_regression,
+                         softmax_rows, unpenalized_logistic_regression, view_logits)
+from ._ranking import _views, ranking_score, selection_optimism
+
+__all__ = ["assemble", "choose_merge", "merge_estimates", "merge_probabilities"]
+
+
+def _columns(proba, present, n_classes):
+    """Probabilities over all ``n_classes`` codes from a model that saw ``present``."""
+    full = np.zeros((proba.shape[0], n_classes))
+    full[:, present] = proba
+    return full
+
+
+def merge_probabilities(merge, train_scores, train_codes, test_scores, n_classes):
+    """Class probabilities of the nodes ``test_scores`` under a merge fitted on the nodes
+    ``train_scores`` (both (n_views, n, k) view scores), columns ``0 .. n_classes - 1``.
+
+    Returns None when the merge cannot be fitted on these nodes (the per-class stackers
+    need both sides of every one-vs-rest column). ``merge``: a
+    :class:`~digraph_askls.models._merge.Merge` or its name.
+    """
+    merge = as_merge(merge)
+    train_scores = _views(train_scores, merge.combine)
+    test_scores = _views(test_scores, merge.combine)
+    n_views, m, k = train_scores.shape
+    flat_train = train_scores.transpose(1, 0, 2).reshape(m, -1)
+    flat_test = test_scores.transpose(1, 0, 2).reshape(test_scores.shape[1], -1)
+    present = np.unique(train_codes)
+    if not merge.stacking:
+        logits = view_logits(flat_train, n_views)
+        temperature, scale = fit_temperature(logits, train_codes)
+        proba = softmax_rows(temperature * view_logits(flat_test, n_views) / scale)
+        return proba if proba.shape[1] == n_classes else _columns(proba[:, present], present,
+                                                                  n_classes)
+    with _one_blas_thread():
+        if merge.joint:
+            if present.size < 2:
+                return None
+            model = (BlendedStacker(n_views) if merge.blending
+                     else joint_logistic_regression()).fit(flat_train, train_codes)
+            return _columns(model.predict_proba(flat_test), model.classes_, n_classes)
+        if merge.combine == "stack":
+            return _stack_probabilities(train_scores, train_codes, test_scores, n_classes)
+    raise ValueError(f"no cross-validated estimate for merge {merge!r}")
+
+
+def _stack_probabilities(train_scores, train_codes, test_scores, n_classes):
+    k = train_scores.shape[2]
+    columns = []
+    for column in range(k):
+        target = (train_codes == column).astype(int) if k > 1 else (train_codes == 1).astype(int)
+        if target.min() == target.max():
+            return None
+        model = unpenalized_logistic_regression().fit(train_scores[:, :, column].T, target)
+        columns.append(model.predict_proba(test_scores[:, :, column].T)[:, 1])
+    proba = np.column_stack(columns)
+    if k == 1:
+        return np.column_stack([1.0 - proba[:, 0], proba[:, 0]])
+    total = proba.sum(axis=1, keepdims=True)
+    return proba / np.where(total > 0, total, 1.0)
+
+
+def merge_estimates(scores, codes, folds, merges):
+    """Cross-validated quality of each merge on out-of-fold view scores.
+
+    For each fold the merge is fitted on the other folds' nodes and predicts the fold's
+    nodes; every labelled node is predicted once by a merge that did not learn from it,
+    from view scores of a model that did not learn from it.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (2, m, k)
+        Out-of-fold view scores.
+    codes : ndarray of int, shape (m,)
+    folds : list of ndarray of int
+        The held-out nodes of each fold (those that made ``scores``).
+    merges : sequence of Merge
+
+    Returns
+    -------
+    dict
+        merge -> ``(score, accuracy, proba)``: one minus the Brier score of the held-out
+        predictions, their accuracy and the held-out class probabilities (m, n_classes);
+        merges that could not be fitted on some fold are left out.
+    """
+    n_classes = int(codes.max()) + 1
+    targets = np.zeros((codes.size, n_classes))
+    targets[np.arange(codes.size), codes] = 1.0
+    everything = np.arange(codes.size)
+    estimates = {}
+    for merge in merges:
+        proba = np.empty((codes.size, n_classes))
+        for held in folds:
+            train = np.setdiff1d(everything, held)
+            fold = merge_probabilities(merge, scores[:, train], codes[train], scores[:, held],
+                                       n_classes)
+            if fold is None:
+                break
+            proba[held] = fold
+        else:
+            estimates[merge] = (
+                1.0 - float(np.mean(np.sum((targets - proba) ** 2, axis=1))),
+                float(np.mean(np.argmax(proba, axis=1) == codes)), proba)
+    return estimates
+
+
+def choose_merge(scores, codes, folds, merges, merge_cv_max):
+    """The merge to fit, the class codes its held-out predictions give the labelled nodes,
+    and the optimism of choosing it (:func:`~._ranking.selection_optimism`).
+
+    Up to ``merge_cv_max`` labelled nodes (:class:`~._policy.SelectionPolicy`) the
+    merges themselves are cross-validated
+    on the out-of-fold scores, and the one of the best held-out accuracy wins, its Brier
+    score breaking ties (the accuracy is what is reported, and what the Brier score does
+    not always follow: a mean view whose probabilities are poorly calibrated can still
+    rank the classes best). Above ``merge_cv_max`` nodes the joint stacker is kept
+    and its least-squares stand-in gives the predictions.
+    """
+    if codes.size <= merge_cv_max:
+        estimates = merge_estimates(scores, codes, folds, merges)
+        if estimates:
+            names = list(estimates)
+            chosen = max(names, key=lambda name: (estimates[name][1], estimates[name][0]))
+            hits = np.array([np.argmax(estimates[name][2], axis=1) == codes for name in names])
+            return (chosen, np.argmax(estimates[chosen][2], axis=1),
+                    selection_optimism(hits, names.index(chosen), folds))
+    chosen = merges[0] if len(merges) == 1 else as_merge("joint")
+    predictions = ranking_score(scores, codes, (chosen,), return_predictions=True)[3]
+    return chosen, np.argmax(predictions, axis=1), 0.0
+
+
+def assemble(best, merge, train_codes, settings):
+    """The fitted :class:`AsKLSClassifier` of the winner ``best`` (a
+    :class:`~._ranking.Scored`) under the :class:`~digraph_askls.models._merge.Merge`
+    ``merge``, from its folds: the stackers learn the out-of-fold
+    scores, the mean fold model scores new nodes for them, the model on all labelled
+    nodes (where there is one) for the mean view."""
+    oof = best.oof
+    full = oof.full_model if oof.full_model is not None else oof.mean_model
+    return AsKLSClassifier.from_solution(
+        train_codes, full, oof.mean_model, oof.result,
+        stacking_scores=oof.scores.transpose(1, 0, 2) if merge.stacking else None,
+        view_scores=oof.scores, **settings.estimator_params(
+            gamma=best.gamma, merge=merge.name, n_folds=len(best.folds)))
