@@ -197,3 +197,38 @@ def test_a_singular_gamma_is_skipped_in_a_search_and_solved_damped_when_alone(ca
     assert list(alone.cv_results_["gamma"]) == [1.0]
     assert alone.selection_["gamma"] == 1.0 and alone.selection_["accuracy"] > 0
     assert np.isfinite(alone.decision_function(np.arange(n))).all()
+
+
+def test_a_winner_singular_on_every_labelled_node_is_solved_damped(monkeypatch):
+    """Ranked on a sample, the winning gamma can make the system of all labelled nodes
+    singular (film with 80 % labelled, gamma 0.3): its folds are then solved damped
+    instead of the fit failing."""
+    from digraph_askls.datasets import make_directed_sbm
+    from digraph_askls.kernels import AttributeKernel
+    from digraph_askls.linalg import SingularSystemError
+    from digraph_askls.models import NodeClassifier
+    from digraph_askls.models.selection import SelectionPolicy
+    import digraph_askls.models.selection._engines as engines
+
+    adjacency, labels = make_directed_sbm(240, 3, 6, p_in=0.6, random_state=0)
+    rng = np.random.default_rng(0)
+    features = np.c_[np.eye(3)[labels] + rng.normal(0, 1.0, (240, 3)), rng.random((240, 2))]
+    known = np.where(rng.random(240) < 0.6, labels, -1)
+    calls = []
+    original = engines.spectral_out_of_fold
+
+    def singular_on_all(decomposition, codes, gamma, folds):
+        calls.append(codes.size)
+        if codes.size == (known >= 0).sum():
+            raise SingularSystemError("singular for this gamma (planted)")
+        return original(decomposition, codes, gamma, folds)
+
+    monkeypatch.setattr(engines, "spectral_out_of_fold", singular_on_all)
+    # An attribute kernel has thin maps: ranked on 60 nodes, decomposed on all 148.
+    model = NodeClassifier(random_state=0, kernel=AttributeKernel(),
+                           policy=SelectionPolicy(spectral_max_train=60))
+    model.fit(adjacency, known, features=features)
+    assert calls[-1] == (known >= 0).sum() == 148 and max(calls[:-1]) == 60
+    assert model.selection_["engine"] == "solved"
+    test = known < 0
+    assert np.mean(model.predict(np.flatnonzero(test)) == labels[test]) > 0.6

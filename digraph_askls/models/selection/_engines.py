@@ -192,6 +192,13 @@ def winner_on_all(kernel, gamma, all_train, codes, folds, settings, policy):
     engine's name."""
     train_kernel = restrict_kernel(kernel, all_train, all_train)
     if _decomposable(train_kernel, policy):
-        return spectral_out_of_fold(decompose(train_kernel), codes, gamma, folds), None
+        try:
+            return spectral_out_of_fold(decompose(train_kernel), codes, gamma, folds), None
+        except (SingularSystemError, NotPositiveDefinite) as exc:
+            # The gamma chosen on the sample can make the system of every labelled node
+            # singular (film, 6,080 labelled nodes, gamma 0.3): the folds are then solved
+            # damped, as ``regularization`` asks of a single configuration.
+            logger.info("gamma=%g on every labelled node: %s; solving each fold damped",
+                        gamma, exc)
     return solved_out_of_fold(train_kernel, codes, gamma, folds,
                               **settings.solve_options()), "solved"
