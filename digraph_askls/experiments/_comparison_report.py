@@ -73,6 +73,7 @@ def summarize(cells):
         estimates = [cell["estimate"] for cell in values if cell.get("estimate") is not None]
         if estimates:
             row["estimate_mean"] = float(np.mean(estimates))
+        row["devices"] = sorted({str(cell.get("device", "")) for cell in values})
         configs = defaultdict(int)
         for cell in values:
             configs[_short(cell.get("config"))] += 1
@@ -138,6 +139,12 @@ def _all_points(axes):
     names = list(axes)
     return [dict(zip(names, values))
             for values in itertools.product(*(sorted(axes[name]) for name in names))]
+
+
+def _seconds_text(row):
+    """Seconds per split, marked "g" where measured on the GPU."""
+    on_gpu = any(device.startswith("cuda") for device in row.get("devices", ()))
+    return f"{row['seconds_per_split']:.1f}" + (" g" if on_gpu else "")
 
 
 def _cell_text(row):
@@ -224,12 +231,14 @@ def format_comparison(cells, seed=SEALED_SEED):
                      f"| {row['default']:.3f} | {row['peer_accuracy']:.3f} "
                      f"| {row['difference']:+.3f} [{row['low']:+.3f}, {row['high']:+.3f}] "
                      f"| {row['p']:.2g} | {row['verdict']} |")
-    lines += ["", "### Seconds per split", "", "| protocol | graph | " + " | ".join(methods)
+    lines += ["", "### Seconds per split", "",
+              "g: a peer measured on the GPU (16 processes sharing it); else one CPU core.",
+              "", "| protocol | graph | " + " | ".join(methods)
               + " |", "|---" * (len(methods) + 2) + "|"]
     for protocol, graphs in COMPARISON_PROTOCOLS.items():
         for graph in graphs:
-            texts = [f"{index[(protocol, graph, m)]['seconds_per_split']:.1f}"
-                     if (protocol, graph, m) in index else "" for m in methods]
+            texts = [_seconds_text(index[(protocol, graph, m)]) if (protocol, graph, m) in index
+                     else "" for m in methods]
             if any(texts):
                 lines.append(f"| {protocol} | {graph} | " + " | ".join(texts) + " |")
     lines += ["", "### Best validation epochs of the peers (median, max)", "",
