@@ -5,6 +5,11 @@ products are shared, so ``k`` right-hand sides cost one block product ``A @ X`` 
 ``k`` columns) per iteration instead of ``k`` matrix-vector products. The iterations
 follow the textbook recurrences (Hestenes-Stiefel CG; Paige-Saunders MINRES, in the
 preconditioned form of Choi's thesis) written for blocks of columns.
+
+The CG recurrence is written once, in :class:`BlockCG`, a state advanced one product at
+a time: :func:`batched_cg` drives it with an operator, and the scores solver
+(:mod:`digraph_askls.linalg._scores`) drives one state per training set from products
+shared between them.
 """
 
 import numpy as np
@@ -26,6 +31,97 @@ def _prepare(B, x0, maxiter):
     if maxiter is None:
         maxiter = 10 * B.shape[0]
     return B, X, int(maxiter)
+
+
+def _dots(X, Y):
+    """Column inner products ``x_j^T y_j``, accumulated in double precision."""
+    return np.einsum("ij,ij->j", X, Y, dtype=np.float64)
+
+
+def _add_scaled(Y, a, X):
+    """``Y += a * X`` for a vector ``a`` of column weights, one column at a time (no
+    temporary of the size of ``X``; the columns of weight zero are left untouched)."""
+    for j in np.flatnonzero(a):
+        Y[:, j] += a[j] * X[:, j]
+
+
+def _not_positive_definite(pap, active):
+    return np.linalg.LinAlgError(
+        "CG broke down: the operator is not positive definite "
+        f"(p^T A p = {pap[active & (pap <= 0)].min():.3e})"
+    )
+
+
+class BlockCG:
+    """The state of a block CG run, advanced by its caller one product at a time.
+
+    This is the one CG recurrence of the package: :func:`batched_cg` drives it with an
+    operator ``matmat``, and the solvers that share products between several systems
+    (:func:`~digraph_askls.linalg._scores.solve_many_with_scores`) drive one state per
+    system from the same product, with what that product gives besides ``A @ P``.
+
+    The blocks ``X``, ``R`` and ``P`` keep the precision of the ``X`` and ``R`` given
+    (single precision on very large blocks); the scalars of each column (inner products,
+    step lengths) are double precision.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, k)
+        Starting guess, updated in place.
+    R : ndarray of shape (n, k)
+        Its residual ``B - A X``, updated in place.
+    threshold : ndarray of shape (k,) or float
+        Column ``j`` stops when ``||r_j|| <= threshold_j``.
+    M : callable, optional
+        Symmetric positive definite preconditioner.
+    breakdown : callable, optional
+        ``breakdown(pap, active)`` returns the exception raised when ``p^T A p <= 0`` on
+        an active column.
+
+    Attributes
+    ----------
+    P : ndarray of shape (n, k)
+        The search directions: the caller's next product is ``A @ P``.
+    rr : ndarray of shape (k,)
+        ``||r_j||^2`` of the current residuals.
+    active : ndarray of bool, shape (k,)
+        The columns that have not converged.
+    """
+
+    def __init__(self, X, R, threshold, *, M=None, breakdown=_not_positive_definite):
+        self.X, self.R, self.M = X, R, M
+        self.threshold = threshold
+        self.breakdown = breakdown
+        self.rr = _dots(R, R)
+        self.active = np.sqrt(self.rr) > threshold
+        Z = M(R) if M is not None else R
+        self.P = Z.copy()
+        self.rz = self.rr if M is None else _dots(R, Z)
+
+    def advance(self, AP):
+        """``X += alpha P`` and ``R -= alpha A P`` from the product ``AP = A @ P``;
+        updates ``rr`` and ``active`` and returns the step lengths ``alpha`` (zero on the
+        columns that had converged)."""
+        P, active = self.P, self.active
+        pap = _dots(P, AP)
+        if np.any(active & (pap <= 0)):
+            raise self.breakdown(pap, active)
+        alpha = np.where(active, self.rz / np.where(pap > 0, pap, 1.0), 0.0)
+        _add_scaled(self.X, alpha, P)
+        _add_scaled(self.R, -alpha, AP)
+        self.rr = _dots(self.R, self.R)
+        active &= np.sqrt(self.rr) > self.threshold
+        return alpha
+
+    def next_direction(self):
+        """``P = M(R) + beta P``: the directions of the next product."""
+        R, M = self.R, self.M
+        Z = M(R) if M is not None else R
+        rz_new = self.rr if M is None else _dots(R, Z)
+        beta = np.where(self.active, rz_new / np.where(self.rz > 0, self.rz, 1.0), 0.0)
+        self.rz = rz_new
+        self.P *= beta.astype(self.P.dtype)
+        self.P += Z
 
 
 def batched_cg(matmat, B, *, x0=None, rtol=1e-10, atol=0.0, maxiter=None, M=None,
@@ -71,35 +167,17 @@ def batched_cg(matmat, B, *, x0=None, rtol=1e-10, atol=0.0, maxiter=None, M=None
     """
     B, X, maxiter = _prepare(B, x0, maxiter)
     R = B - matmat(X) if x0 is not None else B.copy()
-    threshold = np.maximum(rtol * _columns_norm(B), atol)
-    active = _columns_norm(R) > threshold
-    if not active.any():
+    cg = BlockCG(X, R, np.maximum(rtol * _columns_norm(B), atol), M=M)
+    if not cg.active.any():
         return (X, 0, 0, R) if return_residual else (X, 0, 0)
-    Z = M(R) if M is not None else R
-    P = Z.copy()
-    rz = np.einsum("ij,ij->j", R, Z)
     n_iter = 0
     for n_iter in range(1, maxiter + 1):
-        AP = matmat(P)
-        pap = np.einsum("ij,ij->j", P, AP)
-        if np.any(active & (pap <= 0)):
-            raise np.linalg.LinAlgError(
-                "CG broke down: the operator is not positive definite "
-                f"(p^T A p = {pap[active & (pap <= 0)].min():.3e})"
-            )
-        alpha = np.where(active, rz / np.where(pap > 0, pap, 1.0), 0.0)
-        X += alpha * P
-        R -= alpha * AP
-        active &= _columns_norm(R) > threshold
+        cg.advance(matmat(cg.P))
         if callback is not None:
             callback(X)
-        if not active.any():
+        if not cg.active.any():
             return (X, 0, n_iter, R) if return_residual else (X, 0, n_iter)
-        Z = M(R) if M is not None else R
-        rz_new = np.einsum("ij,ij->j", R, Z)
-        beta = np.where(active, rz_new / np.where(rz > 0, rz, 1.0), 0.0)
-        rz = rz_new
-        P = Z + beta * P
+        cg.next_direction()
     info = max(n_iter, 1)   # not converged, even when no iteration was allowed
     return (X, info, n_iter, R) if return_residual else (X, info, n_iter)
 

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._krylov import BlockCG
 from ._result import NotPositiveDefinite, SolverResult
 
 __all__ = ["ViewSolution", "solve_many_with_scores", "solve_with_scores"]
@@ -48,13 +49,6 @@ class ViewSolution(NamedTuple):
 
 #: Largest number of entries of a CG block held in double precision.
 LARGE_BLOCK = 2 ** 25
-
-
-def _add_scaled(Y, a, X):
-    """``Y += a * X`` for a vector ``a`` of column weights, one column at a time (no
-    temporary of the size of ``X``)."""
-    for j in np.flatnonzero(a):
-        Y[:, j] += a[j] * X[:, j]
 
 
 def _centre(V, m):
@@ -118,45 +112,48 @@ def solve_with_scores(products, rows, n_all, Y, gamma, *, rtol=1e-4, maxiter=Non
                                   n_all, gamma, rtol=rtol, maxiter=maxiter)[0]
 
 
+def _breakdown(pq, active):
+    return NotPositiveDefinite(
+        f"CG on the inner block broke down (p^T H p = {pq[active].min():.3e}):"
+        f" gamma * s_max(K) >= 1")
+
+
 class _Problem:
-    """The CG state of one training set: projected CG on its inner block."""
+    """One training set: projected CG (:class:`BlockCG`) on its inner block, and the
+    scores gathered from the products of its directions."""
 
     def __init__(self, rows, Y, rtol):
         self.rows = np.asarray(rows)
         self.Y = np.asarray(Y, dtype=np.float64)
         self.m, self.k = self.Y.shape
         self.norms = np.sqrt(2.0 * np.einsum("ij,ij->j", self.Y, self.Y))   # ||[0; 0; y; y]||
-        self.target = rtol * self.norms
         # Four blocks of 2m x k live through the iteration: on millions of training
         # samples they are held in single precision (a relative rounding of 1e-7; the
         # tolerances are 1e-4 and the kernels' products are single precision there too).
         self.dtype = np.float64 if 2 * self.m * self.k <= LARGE_BLOCK else np.float32
         m = self.m
-        self.X = np.zeros((2 * m, self.k), dtype=self.dtype)
-        self.R = np.empty((2 * m, self.k), dtype=self.dtype)
-        self.R[:m], self.R[m:] = self.Y, self.Y
-        _centre(self.R, m)
-        self.P = self.R.copy()
-        self.rr = np.einsum("ij,ij->j", self.R, self.R, dtype=np.float64)
-        self.active = np.sqrt(self.rr) > self.target
+        X = np.zeros((2 * m, self.k), dtype=self.dtype)
+        R = np.empty((2 * m, self.k), dtype=self.dtype)
+        R[:m], R[m:] = self.Y, self.Y
+        _centre(R, m)
+        self.cg = BlockCG(X, R, rtol * self.norms, breakdown=_breakdown)
         self.source = self.target_scores = None
+
+    def directions(self):
+        """``(rows, B, A)``: the blocks whose products the next step needs."""
+        P = self.cg.P
+        return self.rows, P[self.m:], P[:self.m]
 
     def step(self, forward, backward, g):
         """One CG step from the products of the direction; False when converged."""
-        m, P = self.m, self.P
-        Q = P / self.dtype(g)                                  # Pi H P
+        m, cg = self.m, self.cg
+        Q = cg.P / self.dtype(g)                               # Pi H P
         Q[:m] += forward[self.rows]
         Q[m:] += backward[self.rows]
         _centre(Q, m)
-        pq = np.einsum("ij,ij->j", P, Q, dtype=np.float64)
-        if np.any(self.active & (pq <= 0)):
-            raise NotPositiveDefinite(
-                f"CG on the inner block broke down (p^T H p = {pq[self.active].min():.3e}):"
-                f" gamma * s_max(K) >= 1")
-        alpha = np.where(self.active, self.rr / np.where(pq > 0, pq, 1.0), 0.0)
-        _add_scaled(self.X, alpha, P)
-        _add_scaled(self.R, -alpha, Q)
+        alpha = cg.advance(Q)
         del Q
+        # The solution is the sum of alpha_j p_j, and so are its scores.
         forward *= alpha.astype(forward.dtype)
         backward *= alpha.astype(backward.dtype)
         if self.source is None:
@@ -164,13 +161,9 @@ class _Problem:
         else:
             self.source += forward
             self.target_scores += backward
-        rr_old, self.rr = self.rr, np.einsum("ij,ij->j", self.R, self.R, dtype=np.float64)
-        self.active &= np.sqrt(self.rr) > self.target
-        if not self.active.any():
+        if not cg.active.any():
             return False
-        beta = np.where(self.active, self.rr / np.where(rr_old > 0, rr_old, 1.0), 0.0)
-        P *= beta.astype(self.dtype)
-        P += self.R
+        cg.next_direction()
         return True
 
     def solution(self, n_all, n_iter, info):
@@ -183,9 +176,9 @@ class _Problem:
             y_mean - self.source[rows].mean(axis=0, dtype=np.float64),
             y_mean - self.target_scores[rows].mean(axis=0, dtype=np.float64)])
         x = np.empty((2 + 2 * m, k))
-        x[:2], x[2:] = intercepts, self.X
-        self.X = self.R = self.P = None
-        residual = np.sqrt(self.rr) / np.where(self.norms > 0, self.norms, 1.0)
+        x[:2], x[2:] = intercepts, self.cg.X
+        residual = np.sqrt(self.cg.rr) / np.where(self.norms > 0, self.norms, 1.0)
+        self.cg = None
         result = SolverResult(x, info, n_iter, residual, "cg-scores")
         return ViewSolution(intercepts, x[2:].reshape(2, m, k), self.source,
                             self.target_scores, result)
@@ -235,14 +228,13 @@ def solve_many_with_scores(products, problems, n_all, gamma, *, rtol=1e-4, maxit
     states = [_Problem(rows, Y, rtol) for rows, Y in problems]
     limit = (10 * max(state.m for state in states) if maxiter is None else int(maxiter))
     n_iter, info = 0, 0
-    running = [state for state in states if state.active.any()]
+    running = [state for state in states if state.cg.active.any()]
     while running:
         if n_iter >= limit:
             info = n_iter
             break
         n_iter += 1
-        outputs = products([(state.rows, state.P[state.m:], state.P[:state.m])
-                            for state in running])
+        outputs = products([state.directions() for state in running])
         running = [state for state, (forward, backward) in zip(running, outputs)
                    if state.step(forward, backward, g)]
     return [state.solution(n_all, n_iter, info) for state in states]
