@@ -206,14 +206,14 @@ def format_comparison(cells, seed=SEALED_SEED):
         here = [m for m in methods if any(index.get((protocol, g, m)) for g in graphs)]
         if not here:
             continue
-        lines += [f"### {protocol}", "", "| graph | " + " | ".join(here) + " |",
+        lines += [f"## {protocol}", "", "| graph | " + " | ".join(here) + " |",
                   "|---" * (len(here) + 1) + "|"]
         for graph in graphs:
             texts = [_cell_text(index[(protocol, graph, m)]) if (protocol, graph, m) in index
                      else "not run" for m in here]
             lines.append(f"| {graph} | " + " | ".join(texts) + " |")
         lines.append("")
-    lines += ["### The default against the best peer, split by split", "",
+    lines += ["## The default against the best peer, split by split", "",
               "Best peer: highest mean among the peers with all 10 splits of the row. "
               "Difference: default minus peer, mean over the splits [95 % interval]; p: "
               "paired t-test.", "",
@@ -224,7 +224,7 @@ def format_comparison(cells, seed=SEALED_SEED):
                      f"| {row['default']:.3f} | {row['peer_accuracy']:.3f} "
                      f"| {row['difference']:+.3f} [{row['low']:+.3f}, {row['high']:+.3f}] "
                      f"| {row['p']:.2g} | {row['n_splits']} | {row['verdict']} |")
-    lines += ["", "### The default fitted on the training part alone", "",
+    lines += ["", "## The default fitted on the training part alone", "",
               "Fixed and Planetoid splits: `AsK-LS default (train part)` fits the nodes the "
               "peers fit, without the validation nodes the peers choose their settings "
               "and epoch on, against the same best peer as above:", "",
@@ -235,7 +235,7 @@ def format_comparison(cells, seed=SEALED_SEED):
                      f"| {row['default']:.3f} | {row['peer_accuracy']:.3f} "
                      f"| {row['difference']:+.3f} [{row['low']:+.3f}, {row['high']:+.3f}] "
                      f"| {row['p']:.2g} | {row['verdict']} |")
-    lines += ["", "### Peers refit on all labelled nodes", "",
+    lines += ["", "## Peers refit on all labelled nodes", "",
               "The chosen configuration trained again on every labelled node for its best "
               "epoch count; the best refit peer beside the default:", "",
               "| protocol | graph | best refit peer | default | peer | difference | p "
@@ -245,7 +245,7 @@ def format_comparison(cells, seed=SEALED_SEED):
                      f"| {row['default']:.3f} | {row['peer_accuracy']:.3f} "
                      f"| {row['difference']:+.3f} [{row['low']:+.3f}, {row['high']:+.3f}] "
                      f"| {row['p']:.2g} | {row['verdict']} |")
-    lines += ["", "### Seconds per split", "",
+    lines += ["", "## Seconds per split", "",
               "g: a peer measured on the GPU (16 processes sharing it); else one CPU core.",
               "", "| protocol | graph | " + " | ".join(methods)
               + " |", "|---" * (len(methods) + 2) + "|"]
@@ -255,7 +255,7 @@ def format_comparison(cells, seed=SEALED_SEED):
                      else "" for m in methods]
             if any(texts):
                 lines.append(f"| {protocol} | {graph} | " + " | ".join(texts) + " |")
-    lines += ["", "### Best validation epochs of the peers (median, max)", "",
+    lines += ["", "## Best validation epochs of the peers (median, max)", "",
               "| protocol | graph | " + " | ".join(m for m in methods
                                                   if not m.startswith("AsK-LS")) + " |",
               "|---" * (len([m for m in methods if not m.startswith("AsK-LS")]) + 2) + "|"]
@@ -272,13 +272,13 @@ def format_comparison(cells, seed=SEALED_SEED):
                 lines.append(f"| {protocol} | {graph} | " + " | ".join(texts) + " |")
     published = [p for p in PUBLISHED if (p[0], p[1], p[2]) in index]
     if published:
-        lines += ["", "### Published figures beside ours (other code and machines)", "",
+        lines += ["", "## Published figures beside ours (other code and machines)", "",
                   "| protocol | graph | method | published | here |", "|---|---|---|---|---|"]
         for protocol, graph, method, value, source in published:
             here = index[(protocol, graph, method)]
             lines.append(f"| {protocol} | {graph} | {method} | {value:.3f} ({source}) "
                          f"| {_cell_text(here)} |")
-    lines += ["", "### Grids searched", ""]
+    lines += ["", "## Grids searched", ""]
     for method, entry in PEER_GRIDS.items():
         if method in methods:
             axes = defaultdict(set)
