@@ -213,39 +213,32 @@ def format_comparison(cells, seed=SEALED_SEED):
                      else "not run" for m in here]
             lines.append(f"| {graph} | " + " | ".join(texts) + " |")
         lines.append("")
-    lines += ["## The default against the best peer, split by split", "",
-              "Best peer: highest mean among the peers with all 10 splits of the row. "
-              "Difference: default minus peer, mean over the splits [95 % interval]; p: "
-              "paired t-test.", "",
-              "| protocol | graph | best peer | default | peer | difference | p | splits "
-              "| verdict |", "|---|---|---|---|---|---|---|---|---|"]
-    for row in paired_rows(cells):
-        lines.append(f"| {row['protocol']} | {row['graph']} | {row['peer']} "
-                     f"| {row['default']:.3f} | {row['peer_accuracy']:.3f} "
-                     f"| {row['difference']:+.3f} [{row['low']:+.3f}, {row['high']:+.3f}] "
-                     f"| {row['p']:.2g} | {row['n_splits']} | {row['verdict']} |")
-    lines += ["", "## The default fitted on the training part alone", "",
-              "Fixed and Planetoid splits: `AsK-LS default (train part)` fits the nodes the "
-              "peers fit, without the validation nodes the peers choose their settings "
-              "and epoch on, against the same best peer as above:", "",
-              "| protocol | graph | best peer | default (train part) | peer | difference | p "
-              "| verdict |", "|---|---|---|---|---|---|---|---|"]
-    for row in paired_rows(cells, default="AsK-LS default (train part)"):
-        lines.append(f"| {row['protocol']} | {row['graph']} | {row['peer']} "
-                     f"| {row['default']:.3f} | {row['peer_accuracy']:.3f} "
-                     f"| {row['difference']:+.3f} [{row['low']:+.3f}, {row['high']:+.3f}] "
-                     f"| {row['p']:.2g} | {row['verdict']} |")
-    lines += ["", "## Peers refit on all labelled nodes", "",
-              "The chosen configuration trained again on every labelled node for its best "
-              "epoch count; the best refit peer beside the default:", "",
-              "| protocol | graph | best refit peer | default | peer | difference | p "
-              "| verdict |", "|---|---|---|---|---|---|---|---|"]
-    for row in paired_rows(cells, metric="accuracy_refit"):
-        lines.append(f"| {row['protocol']} | {row['graph']} | {row['peer']} "
-                     f"| {row['default']:.3f} | {row['peer_accuracy']:.3f} "
-                     f"| {row['difference']:+.3f} [{row['low']:+.3f}, {row['high']:+.3f}] "
-                     f"| {row['p']:.2g} | {row['verdict']} |")
-    lines += ["", "## Seconds per split", "",
+    sections = [
+        ("The default against the best peer, split by split",
+         "Best peer: highest mean among the peers with all 10 splits of the row. Difference: "
+         "default minus peer, mean over the splits [95 % interval]; p: paired t-test.",
+         "best peer", "default", {}),
+        ("The default fitted on the training part alone",
+         "Fixed and Planetoid splits: `AsK-LS default (train part)` fits the nodes the peers "
+         "fit, without the validation nodes the peers choose their settings and epoch on, "
+         "against the same best peer as above:",
+         "best peer", "default (train part)", {"default": "AsK-LS default (train part)"}),
+        ("Peers refit on all labelled nodes",
+         "The chosen configuration trained again on every labelled node for its best epoch "
+         "count; the best refit peer beside the default:",
+         "best refit peer", "default", {"metric": "accuracy_refit"}),
+    ]
+    for title, note, peer, mine, options in sections:
+        lines += [f"## {title}", "", note, "",
+                  f"| protocol | graph | {peer} | {mine} | peer | difference | p | splits "
+                  f"| verdict |", "|---" * 9 + "|"]
+        lines += [f"| {row['protocol']} | {row['graph']} | {row['peer']} "
+                  f"| {row['default']:.3f} | {row['peer_accuracy']:.3f} "
+                  f"| {row['difference']:+.3f} [{row['low']:+.3f}, {row['high']:+.3f}] "
+                  f"| {row['p']:.2g} | {row['n_splits']} | {row['verdict']} |"
+                  for row in paired_rows(cells, **options)]
+        lines.append("")
+    lines += ["## Seconds per split", "",
               "g: a peer measured on the GPU (16 processes sharing it); else one CPU core.",
               "", "| protocol | graph | " + " | ".join(methods)
               + " |", "|---" * (len(methods) + 2) + "|"]
