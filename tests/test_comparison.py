@@ -162,3 +162,17 @@ def test_a_cell_with_fewer_splits_is_marked_and_left_out_of_the_pairs():
     cells = _cells(np.full(10, 0.8), np.full(4, 0.9))
     assert paired_rows(cells) == []
     assert "(4 of 10 †)" in format_comparison(cells, seed=1)
+
+
+def test_missing_peers_without_torch_fail_before_any_cell(monkeypatch, tmp_path):
+    import digraph_askls.experiments._gnn_models as gnn_models
+
+    def without_torch(name, *args, **kwargs):
+        raise ImportError(f"No module named {name!r}")
+
+    monkeypatch.setattr(gnn_models.importlib, "import_module", without_torch)
+    path = tmp_path / "cells.jsonl"
+    with pytest.raises(ImportError, match=r"digraph-askls\[gnn\]"):
+        comparison.run_comparison(path, ["fixed"], ["AsK-LS default", "GCN"], seed=1,
+                                  data_home=tmp_path, verbose=False)
+    assert not path.exists() or path.read_text() == ""

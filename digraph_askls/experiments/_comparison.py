@@ -267,6 +267,10 @@ def run_comparison(cells_path, protocols=None, methods=COMPARISON_METHODS, seed=
     path.parent.mkdir(parents=True, exist_ok=True)
     jobs = comparison_jobs(protocols, methods, seed, data_home, device, load_cells(path),
                            graphs)
+    if any(not job[2].startswith("AsK-LS") for job in jobs):
+        from ._gnn_models import import_torch
+
+        import_torch(signed=False)        # a clear ImportError before hours of cells
     measured = 0
     bar = tqdm(total=len(jobs), desc="comparison cells", disable=not verbose)
     with open(path, "a") as out:
