@@ -296,3 +296,16 @@ def test_kl_input_errors():
                                                           .normal(size=(10, 2)))
     with pytest.raises(ValueError, match="covariance_type='diag'"):
         DiagonalGMMs.from_estimators([full])
+
+
+def test_samples_a_rounding_error_apart_count_as_one_for_the_bandwidth():
+    # -10 and its neighbour one ulp away are distinct at this scale and equal once scaled
+    # by 820.138...: the median distance must not depend on which.
+    Z = np.array([[9.0, 6.0, 1.0], [-9.999999999999998, 1.0, 1.0], [-10.0, 1.0, 1.0],
+                  [0.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    scale = 820.1380581504535
+    assert get_median_bandwidth(scale * Z) == pytest.approx(scale * get_median_bandwidth(Z),
+                                                            rel=1e-12)
+    X = np.zeros((5, 3))
+    np.testing.assert_allclose(t_kernel(scale * X, scale * Z, reference=scale * Z),
+                               t_kernel(X, Z, reference=Z), rtol=1e-8)

@@ -52,7 +52,8 @@ def get_median_bandwidth(X, max_samples=BANDWIDTH_SAMPLES):
     Returns
     -------
     float
-        ``median(||x_i - x_j||) / 2`` over the pairs with ``x_i != x_j``; 1.0 when all
+        ``median(||x_i - x_j||) / 2`` over the pairs with ``x_i != x_j`` (pairs closer
+        than ``1e-12`` times the largest distance count as equal); 1.0 when all
         samples coincide or there is only one. Rescaling ``X`` by ``c`` rescales it by
         ``c``, so the SNE and T kernels with ``sigma="auto"`` do not change.
 
@@ -71,7 +72,10 @@ def get_median_bandwidth(X, max_samples=BANDWIDTH_SAMPLES):
     if X.shape[0] > max_samples:
         X = X[np.linspace(0, X.shape[0] - 1, max_samples).round().astype(np.intp)]
     distances = pdist(X)
-    distances = distances[distances > 0]
+    # Samples closer than 1e-12 of the largest distance count as one: a pair a rounding
+    # error apart would otherwise be distinct at one scale and not at another, and
+    # rescaling the features would move the median.
+    distances = distances[distances > 1e-12 * distances.max(initial=0.0)]
     if distances.size == 0:
         return 1.0
     return float(np.median(distances)) / 2.0
