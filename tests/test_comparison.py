@@ -78,6 +78,7 @@ def test_an_unknown_protocol_is_refused_with_the_known_ones():
 def test_the_default_runs_on_the_labelled_nodes(monkeypatch):
     graph = _tiny_graph()
     monkeypatch.setitem(comparison._GRAPHS, "tiny", graph)
+    monkeypatch.setattr(comparison, "_TASKS", {})
     cell = comparison.run_cell(("5 per class", "tiny", "AsK-LS default", 0, 0, None, "cpu"))
     task = comparison.comparison_tasks(graph, "5 per class", 0)[0]
     assert cell["n_labelled"] == 15 and cell["n_test"] == task["test"].size

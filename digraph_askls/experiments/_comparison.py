@@ -24,7 +24,6 @@ as it is measured (``docs/results/comparison-cells.jsonl``), so that a stopped r
 what it measured and a rerun measures only what is missing.
 """
 
-import hashlib
 import json
 import logging
 import time
@@ -33,6 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from ..evaluation import class_splits, random_splits
+from ._cells import split_key
+from ._gnn import _stratified_share
 
 __all__ = ["COMPARISON_PROTOCOLS", "COMPARISON_METHODS", "DEVELOPMENT_SEED", "SEALED_SEED",
            "HEADLINE", "comparison_tasks", "load_cells", "run_comparison"]
@@ -68,26 +69,6 @@ COMPARISON_METHODS = ("AsK-LS default", "AsK-LS default (train part)", "MLP", "G
 HEADLINE = {protocol: "accuracy_early" for protocol in COMPARISON_PROTOCOLS}
 
 _N_SPLITS = 10
-
-
-def _stratified_fifth(labels, labelled, rng):
-    """A fifth of the labelled nodes of every class (at least one of a class of two or
-    more, never all of it): the validation nodes a peer carves out."""
-    drawn = []
-    for label in np.unique(labels[labelled]):
-        members = labelled[labels[labelled] == label]
-        size = min(max(int(round(0.2 * members.size)), 1), members.size - 1)
-        if size > 0:
-            drawn.append(rng.choice(members, size, replace=False))
-    return np.sort(np.concatenate(drawn)) if drawn else np.empty(0, dtype=np.int64)
-
-
-def _digest(*parts):
-    digest = hashlib.blake2b(digest_size=8)
-    for nodes in parts:
-        digest.update(np.asarray(nodes, dtype=np.int64).tobytes())
-        digest.update(b"|")
-    return digest.hexdigest()
 
 
 def comparison_tasks(graph, protocol, seed=SEALED_SEED, data_home=None):
@@ -129,7 +110,8 @@ def comparison_tasks(graph, protocol, seed=SEALED_SEED, data_home=None):
                              f"{sorted(COMPARISON_PROTOCOLS)}")
         parts = []
         for index, (_, labelled, test) in enumerate(draws):
-            valid = _stratified_fifth(labels, labelled,
+            # a fifth of each class's drawn nodes, for the peers to validate on
+            valid = _stratified_share(labels, labelled, 0.2,
                                       np.random.default_rng([seed, index, 1]))
             parts.append((np.setdiff1d(labelled, valid), valid, test))
     tasks = []
@@ -138,7 +120,8 @@ def comparison_tasks(graph, protocol, seed=SEALED_SEED, data_home=None):
         tasks.append({"split": index, "labelled": np.union1d(fit, valid), "fit": fit,
                       "valid": valid, "test": test,
                       "seed": int(np.random.default_rng([seed, index, 2]).integers(2**31)),
-                      "nodes": _digest(fit, valid, test)})
+                      # the digest of the three node sets, in this order
+                      "nodes": split_key(fit, valid, test)})
     return tasks
 
 
@@ -182,6 +165,7 @@ def _run_askls(graph, protocol, method, task):
 
 
 _GRAPHS = {}
+_TASKS = {}
 
 
 def _graph(name, data_home):
@@ -192,12 +176,20 @@ def _graph(name, data_home):
     return _GRAPHS[name]
 
 
+def _tasks(name, protocol, seed, data_home):
+    """The splits of a (graph, protocol, seed), drawn once per process."""
+    key = (name, protocol, seed, data_home)
+    if key not in _TASKS:
+        _TASKS[key] = comparison_tasks(_graph(name, data_home), protocol, seed, data_home)
+    return _TASKS[key]
+
+
 def run_cell(job):
     """Measure one cell: ``job`` = (protocol, graph name, method, seed, split, data_home,
     device). Returns the cell as a dict (JSON-ready)."""
     protocol, name, method, seed, split, data_home, device = job
     graph = _graph(name, data_home)
-    task = comparison_tasks(graph, protocol, seed, data_home)[split]
+    task = _tasks(name, protocol, seed, data_home)[split]
     began = time.time()
     if method.startswith("AsK-LS"):
         measured = _run_askls(graph, protocol, method, task)

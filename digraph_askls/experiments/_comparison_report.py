@@ -136,14 +136,6 @@ def paired_rows(cells, metric="accuracy", default=DEFAULT):
     return rows
 
 
-def _all_points(axes):
-    import itertools
-
-    names = list(axes)
-    return [dict(zip(names, values))
-            for values in itertools.product(*(sorted(axes[name]) for name in names))]
-
-
 def _seconds_text(row):
     """Seconds per split, marked "g" where measured on the GPU."""
     on_gpu = any(device.startswith("cuda") for device in row.get("devices", ()))
@@ -195,7 +187,7 @@ def format_comparison(cells, seed=SEALED_SEED):
     >>> row["peer"], round(row["difference"], 3), row["verdict"]
     ('GCN', 0.19, 'ahead')
     """
-    from ._comparison_peers import PEER_GRIDS
+    from ._comparison_peers import PEER_GRIDS, _product
 
     rows = summarize(cells)
     index = {(r["protocol"], r["graph"], r["method"]): r for r in rows}
@@ -281,7 +273,8 @@ def format_comparison(cells, seed=SEALED_SEED):
             grid = "; ".join(f"{key} {sorted(values)}" for key, values in axes.items())
             combinations = int(np.prod([len(values) for values in axes.values()]))
             if combinations > len(entry["grid"]):
-                left = [point for point in _all_points(axes) if point not in entry["grid"]]
+                every = _product(**{key: sorted(values) for key, values in axes.items()})
+                left = [point for point in every if point not in entry["grid"]]
                 grid += (f"; {len(entry['grid'])} of the {combinations} combinations, "
                          f"without {'; '.join(_short(point) for point in left)}")
             extra = (f"; own settings on {', '.join(entry['graphs'])}"
