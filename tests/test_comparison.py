@@ -112,6 +112,49 @@ def test_each_peer_searches_its_grid_and_refits(method, monkeypatch):
     assert measured["accuracy_early"] > 0.4
 
 
+@pytest.mark.parametrize("method", ["MLP", "GCN", "APPNP"])
+def test_early_stopping_on_the_device_matches_a_loop_that_reads_every_epoch(method,
+                                                                            monkeypatch):
+    """The training loop reads its stopping state every few epochs only; what it returns
+    must be what stopping at the first epoch out of patience returns."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch_geometric")
+    import digraph_askls.experiments._comparison_peers as peers
+    from digraph_askls.experiments._gnn_models import build_model
+
+    monkeypatch.setitem(peers.TRAINING, "patience", 7)     # stops between two reads
+    graph = _tiny_graph()
+    task = comparison.comparison_tasks(graph, "20 per class", seed=1)[0]
+    inputs = peers._Inputs(graph, "cpu")
+    fit, valid = inputs.index(task["fit"]), inputs.index(task["valid"])
+    config = {**peers.grid_of(method, "tiny")[0], "lr": 0.05}
+    got = peers._train(inputs, method, config, fit, valid, seed=3)
+
+    functional = torch.nn.functional
+    torch.manual_seed(3)
+    model, scores = build_model(method, config, inputs.x, inputs.adjacency, inputs.n_classes)
+    optimizer = torch.optim.Adam(model.parameters(), lr=config["lr"],
+                                 weight_decay=config["weight_decay"])
+    best, best_epoch, kept = (-1.0, np.inf), 0, None
+    for epoch in range(1, peers.TRAINING["max_epochs"] + 1):
+        model.train()
+        optimizer.zero_grad()
+        functional.cross_entropy(scores()[fit], inputs.y[fit]).backward()
+        optimizer.step()
+        model.eval()
+        with torch.no_grad():
+            out = scores()
+        pair = ((out.argmax(1)[valid] == inputs.y[valid]).float().mean().item(),
+                functional.cross_entropy(out[valid], inputs.y[valid]).item())
+        if pair[0] > best[0] or (pair[0] == best[0] and pair[1] < best[1]):
+            best, best_epoch, kept = pair, epoch, (out.argmax(1), out.softmax(1))
+        elif epoch - best_epoch >= peers.TRAINING["patience"]:
+            break
+    assert epoch % peers._CHECK_EVERY != 0       # the stop falls between two reads
+    assert (got[1], got[2], got[3], got[4]) == (best_epoch, epoch, best[0], best[1])
+    assert torch.equal(got[0], kept[0]) and torch.equal(got[5], kept[1])
+
+
 def test_the_published_settings_replace_the_grid_where_the_authors_give_them():
     import digraph_askls.experiments._comparison_peers as peers
 

@@ -118,7 +118,13 @@ def _train(inputs, method, config, fit, valid, seed, epochs=None):
     best validation accuracy, its loss, class probabilities at the best epoch).
 
     With ``epochs`` it trains exactly that many epochs and keeps the last one (no
-    validation nodes are read)."""
+    validation nodes are read).
+
+    The early-stopping bookkeeping stays on the device: each epoch's validation accuracy
+    and loss are compared there, and the host reads whether patience ran out only every
+    ``_CHECK_EVERY`` epochs, so that a GPU is not stalled by a transfer after every epoch.
+    Epochs trained after patience ran out change nothing that is returned: the outcome is
+    the one of stopping at once."""
     torch = inputs.torch
     functional = torch.nn.functional
     torch.manual_seed(seed)
@@ -127,10 +133,16 @@ def _train(inputs, method, config, fit, valid, seed, epochs=None):
     optimizer = torch.optim.Adam(model.parameters(), lr=config["lr"],
                                  weight_decay=config["weight_decay"])
     y = inputs.y
-    best = (-1.0, np.inf)
-    best_epoch, predicted, probabilities = 0, None, None
     last = epochs or TRAINING["max_epochs"]
-    epoch = 0
+    if epochs is None:
+        def on_device(value, dtype=torch.float32):
+            return torch.tensor(value, dtype=dtype, device=inputs.device)
+
+        best_accuracy, best_loss = on_device(-1.0), on_device(np.inf)
+        best_epoch, stop_epoch = on_device(0, torch.int64), on_device(0, torch.int64)
+        stopped = on_device(False, torch.bool)
+        predicted = torch.zeros_like(y)
+        probabilities = None
     for epoch in range(1, last + 1):
         model.train()
         optimizer.zero_grad()
@@ -145,14 +157,29 @@ def _train(inputs, method, config, fit, valid, seed, epochs=None):
         if epochs is not None:
             return out.argmax(1), epoch, epoch, np.nan, np.nan, out.softmax(1)
         guess = out.argmax(1)
-        pair = torch.stack([(guess[valid] == y[valid]).float().mean(),
-                            functional.cross_entropy(out[valid], y[valid])]).tolist()
-        if pair[0] > best[0] or (pair[0] == best[0] and pair[1] < best[1]):
-            best, best_epoch = (pair[0], pair[1]), epoch
-            predicted, probabilities = guess, out.softmax(1)
-        elif epoch - best_epoch >= TRAINING["patience"]:
+        accuracy = (guess[valid] == y[valid]).float().mean()
+        valid_loss = functional.cross_entropy(out[valid], y[valid])
+        improved = ((accuracy > best_accuracy)
+                    | ((accuracy == best_accuracy) & (valid_loss < best_loss))) & ~stopped
+        out_of_patience = ~improved & ~stopped & (epoch - best_epoch >= TRAINING["patience"])
+        best_accuracy = torch.where(improved, accuracy, best_accuracy)
+        best_loss = torch.where(improved, valid_loss, best_loss)
+        best_epoch = torch.where(improved, epoch, best_epoch)
+        stop_epoch = torch.where(out_of_patience, epoch, stop_epoch)
+        stopped = stopped | out_of_patience
+        predicted = torch.where(improved, guess, predicted)
+        soft = out.softmax(1)
+        probabilities = soft if probabilities is None else torch.where(improved, soft,
+                                                                       probabilities)
+        if epoch % _CHECK_EVERY == 0 and bool(stopped):
             break
-    return predicted, best_epoch, epoch, best[0], best[1], probabilities
+    run = int(stop_epoch) if bool(stopped) else last
+    return (predicted, int(best_epoch), run, float(best_accuracy), float(best_loss),
+            probabilities)
+
+
+#: Epochs between two reads of the early-stopping state by the host.
+_CHECK_EVERY = 25
 
 
 def _linear_base(inputs, config, fit, valid, seed, epochs=None):
