@@ -167,7 +167,7 @@ the datasets' own (Planetoid: one split, 10 training seeds).
   model; the same configuration refit on all labelled nodes is in its own table below.
 * † marks a cell with fewer splits than 10: it stays out of the paired comparison.
 * Seconds per split: AsK-LS on one CPU core (one BLAS thread, its selection included);
-  peers their whole grid search and refit, on the device named in the cells (an H200 GPU
+  peers their whole grid search and refit, on the device named in the cells (an H200 or H100 GPU
   shared by 16 processes at once, or one CPU thread).
 """
 
