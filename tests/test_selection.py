@@ -209,6 +209,7 @@ def test_a_winner_singular_on_every_labelled_node_is_solved_damped(monkeypatch):
     from digraph_askls.models import NodeClassifier
     from digraph_askls.models.selection import SelectionPolicy
     import digraph_askls.models.selection._engines as engines
+    import digraph_askls.models.selection._racing as racing
 
     adjacency, labels = make_directed_sbm(240, 3, 6, p_in=0.6, random_state=0)
     rng = np.random.default_rng(0)
@@ -224,11 +225,43 @@ def test_a_winner_singular_on_every_labelled_node_is_solved_damped(monkeypatch):
         return original(decomposition, codes, gamma, folds)
 
     monkeypatch.setattr(engines, "spectral_out_of_fold", singular_on_all)
+    monkeypatch.setattr(racing, "spectral_out_of_fold", singular_on_all)
     # An attribute kernel has thin maps: ranked on 60 nodes, decomposed on all 148.
     model = NodeClassifier(random_state=0, kernel=AttributeKernel(),
                            policy=SelectionPolicy(spectral_max_train=60))
     model.fit(adjacency, known, features=features)
-    assert calls[-1] == (known >= 0).sum() == 148 and max(calls[:-1]) == 60
+    assert calls[-1] == (known >= 0).sum() == 148 and set(calls) == {60, 148}
     assert model.selection_["engine"] == "solved"
     test = known < 0
     assert np.mean(model.predict(np.flatnonzero(test)) == labels[test]) > 0.6
+
+
+def test_the_race_scores_its_finalists_on_every_labelled_node_as_the_full_ranking_does():
+    """Ranked on a sample, the candidates the sample cannot tell apart are scored again on
+    every labelled node: each finalist's score there is the score the exhaustive ranking
+    gives the same (kernel, gamma), and the winner is the best finalist."""
+    from digraph_askls.models.selection import SelectionPolicy
+
+    adjacency, labels, features, _ = graph_problem(seed=3, n=240)
+    known = np.where(np.random.default_rng(3).random(240) < 0.7, labels, -1)
+    m = int((known >= 0).sum())
+    raced = NodeClassifier(random_state=0, policy=SelectionPolicy(
+        racing_sample=60, racing_keep=2, few_labels_per_class=10)).fit(
+        adjacency, known, features=features)
+    full = NodeClassifier(random_state=0, policy=SelectionPolicy(
+        racing_sample=None, few_labels_per_class=10)).fit(adjacency, known, features=features)
+    rows, reference = raced.cv_results_, full.cv_results_
+    assert m > 120
+    assert set(rows["scored_on"]) == {60, m}
+    finalists = [i for i, size in enumerate(rows["scored_on"]) if size == m]
+    assert 1 <= len(finalists) <= 2
+    assert all(size == m for size in reference["scored_on"])
+    for i in finalists:
+        j = next(j for j in range(len(reference["kernel"]))
+                 if repr(reference["kernel"][j]) == repr(rows["kernel"][i])
+                 and reference["gamma"][j] == rows["gamma"][i])
+        assert rows["mean_test_score"][i] == pytest.approx(reference["mean_test_score"][j],
+                                                           abs=1e-9)
+    best = max(finalists, key=lambda i: rows["mean_test_score"][i])
+    assert raced.selection_["gamma"] == rows["gamma"][best]
+    assert repr(raced.selection_["kernel"]) == repr(rows["kernel"][best])

@@ -163,9 +163,12 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     cv_results_ : dict of lists
         One entry per (kernel, gamma) tried: ``kernel``, ``gamma``, ``engine``,
         ``mean_test_score`` (the ranking criterion), ``cv_accuracy`` (the held-out
-        accuracy behind it), ``merge`` (the merge it stands for), ``rank_test_score``
-        and ``fit_time`` (seconds, the kernel's build and decomposition shared among its
-        gammas). Empty lists when nothing was selected.
+        accuracy behind it), ``merge`` (the merge it stands for), ``rank_test_score``,
+        ``fit_time`` (seconds, the kernel's build and decomposition shared among its
+        gammas) and ``scored_on`` (how many labelled nodes the score was measured on:
+        a sample where there are many, every labelled node for the candidates that
+        raced on all of them, see :class:`~digraph_askls.models.selection.SelectionPolicy`).
+        Empty lists when nothing was selected.
     preset_ : str or None
         The preset in effect (``"auto"`` resolved).
 

@@ -49,6 +49,14 @@ class SelectionPolicy:
         steps: it takes the selection folds joined into as many as keep ``folds *
         columns * steps * stored links`` below this (about a fifth of a second of steps
         on 2 cores), and at least two.
+    racing_sample : int or None, default=1000
+        With more than twice this many labelled nodes, the candidates race
+        (:mod:`~._racing`): all are ranked on a stratified sample of this many labelled
+        nodes, and those the sample cannot tell from the best are scored again on all of
+        them. None ranks every candidate on every labelled node (up to
+        ``spectral_max_train``).
+    racing_keep : int, default=2
+        At most this many candidates go on to the race's second round.
     """
 
     few_labels_per_class: int = 50
@@ -59,11 +67,18 @@ class SelectionPolicy:
     merge_folds: int = 5
     merge_cv_max: int = 2000
     walk_step_budget: float = 2e8
+    racing_sample: object = 1000
+    racing_keep: int = 2
 
-    def ranking_sample_size(self, n_nodes):
-        """At most this many labelled nodes rank the candidates on a graph of ``n_nodes``."""
-        return self.large_graph_sample if n_nodes > self.large_graph \
-            else self.spectral_max_train
+    def ranking_sample_size(self, n_nodes, n_labelled=None):
+        """At most this many labelled nodes rank the candidates on a graph of ``n_nodes``
+        with ``n_labelled`` labelled nodes."""
+        if n_nodes > self.large_graph:
+            return self.large_graph_sample
+        if (self.racing_sample is not None and n_labelled is not None
+                and n_labelled > 2 * self.racing_sample):
+            return min(self.racing_sample, self.spectral_max_train)
+        return self.spectral_max_train
 
 
 #: The library's thresholds.

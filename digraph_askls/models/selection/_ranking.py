@@ -137,6 +137,10 @@ class Scored:
         Its row among the ranked candidates' hits (see :func:`selection_optimism`).
     optimism : float
         How much choosing it among the ranked candidates may flatter it.
+    row : int
+        Its row of ``cv_results_``.
+    gammas : tuple of float
+        The gammas its candidate was scored at.
     """
 
     kernel: object
@@ -148,6 +152,8 @@ class Scored:
     folds: list
     index: int
     optimism: float = 0.0
+    row: int = -1
+    gammas: tuple = ()
 
 
 def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_folds):
@@ -176,10 +182,12 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
     -------
     rows : dict of lists
     best : Scored
+    leaders : list of Scored
+        The best gamma of each candidate, in the order the candidates came.
     """
     rows = {"kernel": [], "gamma": [], "engine": [], "mean_test_score": [],
-            "cv_accuracy": [], "merge": [], "fit_time": []}
-    best, hits = None, []
+            "cv_accuracy": [], "merge": [], "fit_time": [], "scored_on": []}
+    best, hits, leaders = None, [], []
     candidates = iter(candidates)
     while True:
         start = time.perf_counter()
@@ -189,6 +197,7 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
         engine = candidate.engine
         shared = time.perf_counter() - start
         unranked = single_kernel and len(candidate.gammas) == 1    # nothing to rank
+        leader = None
         for gamma in candidate.gammas:
             start = time.perf_counter()
             oof = engine.out_of_fold(gamma, damp_singular=unranked)
@@ -206,20 +215,26 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
                                ("engine", engine.name), ("mean_test_score", score),
                                ("cv_accuracy", accuracy),
                                ("merge", None if merge is None else merge.name),
-                               ("fit_time", elapsed)):
+                               ("fit_time", elapsed), ("scored_on", judged.shape[1])):
                 rows[key].append(value)
             logger.info("selection %r gamma=%g: %s (%.2f s)", candidate.kernel, gamma,
                         "alone, not ranked" if score is None else f"{score:.4f}", elapsed)
-            if best is None or score is None or score > best.score:
-                best = Scored(candidate.kernel, float(gamma), score, engine.name,
-                              engine.kernel, oof, engine.folds, len(hits) - 1)
+            if leader is None or score is None or score > leader.score:
+                leader = Scored(candidate.kernel, float(gamma), score, engine.name,
+                                engine.kernel, oof, engine.folds, len(hits) - 1,
+                                row=len(rows["kernel"]) - 1, gammas=tuple(candidate.gammas))
+        if leader is None:
+            continue
+        leaders.append(leader)
+        if best is None or leader.score is None or leader.score > best.score:
+            best = leader
     if best is None:
         raise ValueError("no candidate kernel and gamma gave a solvable AsK-LS system; pass "
                          "other kernels or gammas")
     if hits:
         best = replace(best, optimism=selection_optimism(
             np.array(hits), best.index, coarsen_folds(sample_folds, merge_folds)))
-    return rows, best
+    return rows, best, leaders
 
 
 def selection_optimism(hits, chosen, folds):

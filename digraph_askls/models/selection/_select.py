@@ -14,7 +14,8 @@ pass. :func:`select_kernel` runs its steps in order, one module each:
    from one SVD for every gamma, from one solve of all folds (a walk kernel), or from a
    solve per fold.
 5. **Ranking** (:mod:`~._ranking`): the held-out accuracy of cheap stand-ins of the
-   merges ranks the candidates.
+   merges ranks the candidates. Ranked on a sample of many labelled nodes, the
+   candidates that the sample cannot tell apart race on all of them (:mod:`~._racing`).
 6. **The winner's merge** (:mod:`~._winner`): at the winner, each merge (mean of the
    views, joint stacker, their blend) is fitted on all folds but one and predicts the
    last; the merge of the best held-out accuracy is kept, and that accuracy is what
@@ -40,6 +41,7 @@ from ._candidates import candidates_of
 from ._engines import engine_for, winner_on_all
 from ._folds import ranking_sample, selection_folds
 from .._folds import coarsen_folds
+from ._racing import rescore, survivors
 from ._ranking import rank
 from ._single import fit_fixed
 from ._winner import assemble, choose_merge
@@ -128,7 +130,8 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     cv_results : dict of lists
         One entry per (recipe, gamma): ``kernel``, ``gamma``, ``engine``,
         ``mean_test_score``, ``cv_accuracy``, ``merge`` (the merge its score stands
-        for), ``fit_time`` (s) and ``rank_test_score``.
+        for), ``fit_time`` (s), ``scored_on`` (labelled nodes behind the score) and
+        ``rank_test_score``.
     node_scores : NodeScores or None
         Every node's view scores, when the solve gave them (a walk kernel).
     """
@@ -147,7 +150,7 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     # 3. The folds of every labelled node, and of the sample that ranks (all of them, or
     # a stratified sample where there are many).
     ranked = ranking_sample(codes, settings.random_state,
-                            policy.ranking_sample_size(adjacency.shape[0]))
+                            policy.ranking_sample_size(adjacency.shape[0], codes.size))
     on_sample = ranked.size < codes.size
     folds, sample_folds = selection_folds(codes, max_folds, settings.random_state, keys,
                                           ranked)
@@ -156,9 +159,23 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
                                partial(engine_for, all_train=train, codes=codes, ranked=ranked,
                                        folds=folds, sample_folds=sample_folds,
                                        settings=settings, policy=policy))
-    rows, best = rank(candidates, len(recipes) == 1, codes, ranked, sample_folds, merges,
-                      policy.merge_folds)
-    if on_sample and best.engine != "walk":
+    rows, best, leaders = rank(candidates, len(recipes) == 1, codes, ranked, sample_folds,
+                               merges, policy.merge_folds)
+    # 5b. Ranked on a sample: the candidates it cannot tell apart race on every node.
+    if on_sample and best.score is not None and adjacency.shape[0] <= policy.large_graph:
+        finalists = [rescore(leader, train, codes, folds, merges, settings, policy)
+                     for leader in survivors(leaders, ranked.size, policy.racing_keep)]
+        for finalist, accuracy in finalists:
+            row = next(row for row, (kernel, gamma) in enumerate(zip(rows["kernel"],
+                                                                     rows["gamma"]))
+                       if kernel is finalist.kernel and gamma == finalist.gamma)
+            rows["mean_test_score"][row] = finalist.score
+            rows["cv_accuracy"][row] = accuracy
+            rows["scored_on"][row] = codes.size
+        winner = max((finalist for finalist, _ in finalists),
+                     key=lambda finalist: finalist.score)
+        best = replace(winner, optimism=best.optimism)
+    elif on_sample and best.engine != "walk":
         oof, engine = winner_on_all(best.built, best.gamma, train, codes, folds, settings,
                                     policy)
         best = replace(best, oof=oof, folds=folds, engine=engine or best.engine)

@@ -43,7 +43,7 @@ def fit_fixed(kernel, recipe, train_codes, train, gamma, merge, n_folds, setting
 def no_rows():
     """``cv_results_`` when nothing was selected: empty lists."""
     return {key: [] for key in ("kernel", "gamma", "engine", "mean_test_score", "cv_accuracy",
-                                "merge", "fit_time", "rank_test_score")}
+                                "merge", "fit_time", "scored_on", "rank_test_score")}
 
 
 def _choose_blend(estimator, codes):
