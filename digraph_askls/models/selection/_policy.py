@@ -49,6 +49,12 @@ class SelectionPolicy:
         steps: it takes the selection folds joined into as many as keep ``folds *
         columns * steps * stored links`` below this (about a fifth of a second of steps
         on 2 cores), and at least two.
+    estimate_interval_max : float, default=0.3
+        ``selection_["accuracy_reliable"]`` is False where the interval of the accuracy
+        estimate (:func:`~._estimate.selection_estimate`) is wider than this: too few
+        labelled nodes for one estimate to say much (with about 60 or fewer the 90 %
+        interval spans more than 0.3). The estimate is still unbiased on average over
+        draws; a single one can be far off.
     """
 
     few_labels_per_class: int = 50
@@ -59,6 +65,7 @@ class SelectionPolicy:
     merge_folds: int = 5
     merge_cv_max: int = 2000
     walk_step_budget: float = 2e8
+    estimate_interval_max: float = 0.3
 
     def ranking_sample_size(self, n_nodes):
         """At most this many labelled nodes rank the candidates on a graph of ``n_nodes``."""

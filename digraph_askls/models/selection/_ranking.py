@@ -59,7 +59,8 @@ def _quality(T, P, codes):
         np.mean(np.argmax(P, axis=1) == codes))
 
 
-def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions=False):
+def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions=False,
+                  every_merge=False):
     """The score that ranks candidate (kernel, gamma) pairs: a held-out accuracy.
 
     Cheap stand-ins for the merges, on out-of-fold scores: a least-squares stacker on
@@ -84,6 +85,9 @@ def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions
     score, accuracy, merge : float, float, Merge
     predictions : ndarray of shape (m, n_classes)
         With ``return_predictions``: the held-out predictions of the best merge.
+    every_prediction : list of ndarray of shape (m, n_classes)
+        With ``return_predictions`` and ``every_merge``: those of each merge's stand-in
+        (the best is one of them).
     """
     merges = {merge.combine: merge for merge in merges}
     m = codes.size
@@ -111,6 +115,9 @@ def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions
     ranked = {combine: accuracy + brier / (m + 1)
               for combine, (brier, accuracy) in results.items()}
     best = max(ranked, key=ranked.get)
+    if return_predictions and every_merge:
+        return (ranked[best], results[best][1], merges[best], predictions[best],
+                list(predictions.values()))
     if return_predictions:
         return ranked[best], results[best][1], merges[best], predictions[best]
     return ranked[best], results[best][1], merges[best]
@@ -176,10 +183,17 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
     -------
     rows : dict of lists
     best : Scored
+    hits : ndarray of bool, shape (n_judged, ranked.size)
+        Whether each judged configuration's held-out prediction of each node ``ranked``
+        is right: a row per ranked (kernel, gamma) and stand-in of a merge (the score of
+        a (kernel, gamma) is that of its best stand-in, a choice too); no rows when
+        nothing was ranked.
+    winner_rows : ndarray of bool, shape (n_judged,)
+        The rows of ``hits`` that are the winner's stand-ins.
     """
     rows = {"kernel": [], "gamma": [], "engine": [], "mean_test_score": [],
             "cv_accuracy": [], "merge": [], "fit_time": []}
-    best, hits = None, []
+    best, hits, judged_hits, owners = None, [], [], []
     candidates = iter(candidates)
     while True:
         start = time.perf_counter()
@@ -198,9 +212,11 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
             if unranked:                # the winner's merges are judged anyway
                 score = accuracy = merge = None
             else:
-                score, accuracy, merge, predicted = ranking_score(
-                    judged, codes[ranked], merges, return_predictions=True)
+                score, accuracy, merge, predicted, every = ranking_score(
+                    judged, codes[ranked], merges, return_predictions=True, every_merge=True)
                 hits.append(np.argmax(predicted, axis=1) == codes[ranked])
+                judged_hits.extend(np.argmax(p, axis=1) == codes[ranked] for p in every)
+                owners.extend([len(hits) - 1] * len(every))
             elapsed = time.perf_counter() - start + shared / len(candidate.gammas)
             for key, value in (("kernel", candidate.kernel), ("gamma", float(gamma)),
                                ("engine", engine.name), ("mean_test_score", score),
@@ -219,7 +235,8 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
     if hits:
         best = replace(best, optimism=selection_optimism(
             np.array(hits), best.index, coarsen_folds(sample_folds, merge_folds)))
-    return rows, best
+    return (rows, best, np.array(judged_hits, dtype=bool).reshape(-1, ranked.size),
+            np.array(owners, dtype=int) == best.index)
 
 
 def selection_optimism(hits, chosen, folds):

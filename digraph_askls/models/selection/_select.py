@@ -38,6 +38,7 @@ from .._askls import AsKLSClassifier
 from .._merge import Merge, as_merge
 from ._candidates import candidates_of
 from ._engines import engine_for, winner_on_all
+from ._estimate import estimate_rng, selection_estimate
 from ._folds import ranking_sample, selection_folds
 from .._folds import coarsen_folds
 from ._ranking import rank
@@ -156,21 +157,25 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
                                partial(engine_for, all_train=train, codes=codes, ranked=ranked,
                                        folds=folds, sample_folds=sample_folds,
                                        settings=settings, policy=policy))
-    rows, best = rank(candidates, len(recipes) == 1, codes, ranked, sample_folds, merges,
-                      policy.merge_folds)
+    rows, best, candidate_hits, winner_rows = rank(candidates, len(recipes) == 1, codes, ranked,
+                                      sample_folds, merges, policy.merge_folds)
     if on_sample and best.engine != "walk":
         oof, engine = winner_on_all(best.built, best.gamma, train, codes, folds, settings,
                                     policy)
         best = replace(best, oof=oof, folds=folds, engine=engine or best.engine)
     # 6. The winner's merge, and the estimator assembled from its folds.
-    chosen, held_out, merge_optimism = choose_merge(
+    chosen, held_out, merge_optimism, merge_hits = choose_merge(
         best.oof.scores, codes, coarsen_folds(best.folds, policy.merge_folds), merges,
         policy.merge_cv_max)
     estimator = assemble(best, chosen, train_codes, settings)
-    # The held-out accuracy of the best of many candidates (and merges) flatters it; how
-    # much, fold by fold (selection_optimism), is reported beside it. Subtracted, it
-    # overcorrects as often as it corrects on a few labelled nodes (few_labels.md).
+    # The held-out accuracy of the best of many candidates (and merges) flatters it: the
+    # estimate measures the choice itself, by bootstrapping the held-out predictions
+    # (selection_estimate). The per-fold optimism (selection_optimism) is reported
+    # beside it; subtracted, it overcorrects as often as it corrects (few_labels.md).
     held_out_accuracy = float(np.mean(held_out == codes))
+    estimate, interval = selection_estimate(candidate_hits, winner_rows, merge_hits,
+                                            held_out == codes, ranked,
+                                            estimate_rng(settings.random_state))
     if best.score is None:           # one configuration: its held-out accuracy
         best = replace(best, score=held_out_accuracy)
         rows["mean_test_score"][0] = rows["cv_accuracy"][0] = held_out_accuracy
@@ -178,11 +183,15 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     scores = np.asarray(rows["mean_test_score"])
     rows["rank_test_score"] = list(np.argsort(np.argsort(-scores, kind="stable")) + 1)
     selection = dict(kernel=best.kernel, gamma=best.gamma, score=best.score,
-                     accuracy=held_out_accuracy, optimism=best.optimism + merge_optimism,
+                     accuracy=estimate, accuracy_interval=interval,
+                     accuracy_reliable=bool(interval[1] - interval[0]
+                                            <= policy.estimate_interval_max),
+                     held_out_accuracy=held_out_accuracy,
+                     optimism=best.optimism + merge_optimism,
                      engine=best.engine, merge=estimator.merge, n_folds=len(best.folds))
-    logger.info("selected %r gamma=%g merge=%s: held-out accuracy %.3f (optimism of the "
-                "choice %.3f)", best.kernel, best.gamma, estimator.merge,
-                held_out_accuracy, selection["optimism"])
+    logger.info("selected %r gamma=%g merge=%s: held-out accuracy %.3f, estimate %.3f "
+                "(%.3f to %.3f)", best.kernel, best.gamma, estimator.merge,
+                held_out_accuracy, estimate, *interval)
     node_scores = best.oof.node_scores if chosen.stacking or best.oof.full_model is None \
         else None
     return Selected(best.built, estimator, selection, rows, node_scores)
