@@ -17,8 +17,9 @@ pass. :func:`select_kernel` runs its steps in order, one module each:
    merges ranks the candidates.
 6. **The winner's merge** (:mod:`~._winner`): at the winner, each merge (mean of the
    views, joint stacker, their blend) is fitted on all folds but one and predicts the
-   last; the merge of the best held-out accuracy is kept, and that accuracy is what
-   ``selection_["accuracy"]`` reports. The fitted model is assembled from what the
+   last; the merge of the best held-out accuracy is kept, and that accuracy is
+   ``selection_["held_out_accuracy"]``; corrected for the choice (:mod:`~._estimate`,
+   BBC-CV), it is ``selection_["accuracy"]``. The fitted model is assembled from what the
    winner's folds already hold: nothing is solved again.
 
 One configuration given as is (a preset, an ``operator``, a merge that the selection
@@ -120,6 +121,10 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     estimator : AsKLSClassifier fitted on ``K(train, train)``
     selection : dict
         ``kernel`` (recipe), ``gamma``, ``score`` (the ranking score), ``accuracy`` (the
+        estimate of the accuracy, corrected for the choice:
+        :func:`~._estimate.selection_estimate`), ``accuracy_interval``,
+        ``accuracy_reliable`` (the interval no wider than
+        ``policy.estimate_interval_max``), ``held_out_accuracy`` (the
         accuracy of held-out predictions of the fitted model's merge: each labelled node
         predicted by a merge and a model that did not learn it), ``optimism`` (how much
         choosing the best of several candidates and merges may flatter it, see

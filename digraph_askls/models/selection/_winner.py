@@ -5,7 +5,8 @@ A merge maps the view scores of a node (source and target, one column per class)
 class probabilities (:mod:`~digraph_askls.models._merge`). The stackers learn from
 out-of-fold scores; their accuracy on nodes they did not learn from is measured by
 cross-validation over the same folds (:func:`merge_estimates`), which is what
-``selection_["accuracy"]`` reports.
+``selection_["held_out_accuracy"]`` reports (``selection_["accuracy"]`` corrects it for
+the choice, :mod:`~._estimate`).
 """
 
 import numpy as np
