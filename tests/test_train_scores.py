@@ -129,7 +129,11 @@ def test_default_fits_the_walk_kernel_alone_on_many_labelled_nodes(problem):
     clf = NodeClassifier(random_state=0, verbose=False, policy=policy).fit(adjacency, known)
     selection = dict(clf.selection_)
     score, accuracy = selection.pop("score"), selection.pop("accuracy")
+    held_out = selection.pop("held_out_accuracy")
+    low, high = selection.pop("accuracy_interval")
+    selection.pop("accuracy_reliable")
     assert selection.pop("optimism") == 0               # one candidate, one merge
+    assert abs(accuracy - held_out) < 0.02 and low <= held_out <= high    # nothing chosen
     assert 2 <= selection.pop("n_folds") <= 20       # as many as the walk's steps afford
     assert selection == dict(kernel=WalkKernel(n_hops=10), gamma=DEFAULT_POLICY.walk_gamma,
                              engine="walk", merge="joint")

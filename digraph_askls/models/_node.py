@@ -57,8 +57,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
     class, candidates with fewer weights to learn join them. Every candidate is judged
     on the same stratified folds, from one SVD of its training kernel or, for a walk
     kernel, from one solve of all folds whose products also score every node
-    (:mod:`~digraph_askls.models.selection._engines`); ``selection_["accuracy"]`` is the held-out
-    accuracy of the fitted model. Nothing large is densified.
+    (:mod:`~digraph_askls.models.selection._engines`); ``selection_["accuracy"]`` estimates the
+    accuracy of the fitted model, corrected for the choice. Nothing large is densified.
 
     Parameters
     ----------
@@ -151,11 +151,18 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         The fitted AsK-LS model on the labelled nodes.
     selection_ : dict
         What was chosen: ``kernel`` (the recipe), ``gamma``, ``merge`` (of the fitted
-        model), ``accuracy`` (the held-out accuracy of the fitted model: each labelled
-        node predicted by a merge and a model that did not learn it; the estimate of the
-        accuracy on the other nodes), ``optimism`` (how much choosing the best of the
-        candidates and merges may flatter it, measured fold by fold as Tibshirani and
-        Tibshirani (2009) propose: large with a handful of labelled nodes per class),
+        model), ``accuracy`` (the estimate of the accuracy on the other nodes, corrected
+        for choosing the best of the candidates and merges on the same held-out nodes by
+        bootstrap bias-corrected cross-validation, BBC-CV: Tsamardinos, Greasidou and
+        Borboudakis, Machine Learning 107, 2018; reproducible for a fixed
+        ``random_state``), ``accuracy_interval`` (its 90 % interval, a pair),
+        ``accuracy_reliable`` (False where that interval is wider than
+        ``policy.estimate_interval_max``: too few labelled nodes for one estimate to say
+        much), ``held_out_accuracy`` (the raw held-out accuracy of the fitted model: each
+        labelled node predicted by a merge and a model that did not learn it; it flatters
+        the choice with few labelled nodes), ``optimism`` (how much choosing the best of
+        the candidates and merges may flatter the raw figure, measured fold by fold as
+        Tibshirani and Tibshirani (2009) propose; not subtracted),
         ``score`` (the ranking criterion of the winner),
         ``engine`` (``"spectral"``: folds from one SVD; ``"walk"``: all folds in one
         solve of a walk kernel; ``"solved"``: a solve per fold; ``"fixed"``: one

@@ -57,6 +57,12 @@ class SelectionPolicy:
         ``spectral_max_train``).
     racing_keep : int, default=2
         At most this many candidates go on to the race's second round.
+    estimate_interval_max : float, default=0.3
+        ``selection_["accuracy_reliable"]`` is False where the interval of the accuracy
+        estimate (:func:`~._estimate.selection_estimate`) is wider than this: too few
+        labelled nodes for one estimate to say much (with about 60 or fewer the 90 %
+        interval spans more than 0.3). The estimate is still unbiased on average over
+        draws; a single one can be far off.
     """
 
     few_labels_per_class: int = 50
@@ -69,6 +75,7 @@ class SelectionPolicy:
     walk_step_budget: float = 2e8
     racing_sample: object = 1000
     racing_keep: int = 2
+    estimate_interval_max: float = 0.3
 
     def ranking_sample_size(self, n_nodes, n_labelled=None):
         """At most this many labelled nodes rank the candidates on a graph of ``n_nodes``

@@ -9,6 +9,7 @@ choosing it may flatter it (:func:`selection_optimism`).
 import logging
 import time
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -59,7 +60,8 @@ def _quality(T, P, codes):
         np.mean(np.argmax(P, axis=1) == codes))
 
 
-def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions=False):
+def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions=False,
+                  every_merge=False):
     """The score that ranks candidate (kernel, gamma) pairs: a held-out accuracy.
 
     Cheap stand-ins for the merges, on out-of-fold scores: a least-squares stacker on
@@ -84,6 +86,9 @@ def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions
     score, accuracy, merge : float, float, Merge
     predictions : ndarray of shape (m, n_classes)
         With ``return_predictions``: the held-out predictions of the best merge.
+    every_prediction : list of ndarray of shape (m, n_classes)
+        With ``return_predictions`` and ``every_merge``: those of each merge's stand-in
+        (the best is one of them).
     """
     merges = {merge.combine: merge for merge in merges}
     m = codes.size
@@ -111,6 +116,9 @@ def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions
     ranked = {combine: accuracy + brier / (m + 1)
               for combine, (brier, accuracy) in results.items()}
     best = max(ranked, key=ranked.get)
+    if return_predictions and every_merge:
+        return (ranked[best], results[best][1], merges[best], predictions[best],
+                list(predictions.values()))
     if return_predictions:
         return ranked[best], results[best][1], merges[best], predictions[best]
     return ranked[best], results[best][1], merges[best]
@@ -180,14 +188,17 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
 
     Returns
     -------
-    rows : dict of lists
-    best : Scored
-    leaders : list of Scored
-        The best gamma of each candidate, in the order the candidates came.
+    Ranking
+        ``rows`` (of ``cv_results_``), ``best`` (a :class:`Scored`), ``leaders`` (the best
+        gamma of each candidate, in the order the candidates came), ``hits`` (whether
+        each ranked (kernel, gamma)'s held-out prediction of each node ``ranked`` is
+        right, its best stand-in's), ``judged_hits`` (the same per stand-in of a merge:
+        the score of a (kernel, gamma) is that of its best stand-in, a choice too) and
+        ``owners`` (the row of ``hits`` each row of ``judged_hits`` belongs to).
     """
     rows = {"kernel": [], "gamma": [], "engine": [], "mean_test_score": [],
             "cv_accuracy": [], "merge": [], "fit_time": [], "scored_on": []}
-    best, hits, leaders = None, [], []
+    best, hits, judged_hits, owners, leaders = None, [], [], [], []
     candidates = iter(candidates)
     while True:
         start = time.perf_counter()
@@ -207,9 +218,11 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
             if unranked:                # the winner's merges are judged anyway
                 score = accuracy = merge = None
             else:
-                score, accuracy, merge, predicted = ranking_score(
-                    judged, codes[ranked], merges, return_predictions=True)
+                score, accuracy, merge, predicted, every = ranking_score(
+                    judged, codes[ranked], merges, return_predictions=True, every_merge=True)
                 hits.append(np.argmax(predicted, axis=1) == codes[ranked])
+                judged_hits.extend(np.argmax(p, axis=1) == codes[ranked] for p in every)
+                owners.extend([len(hits) - 1] * len(every))
             elapsed = time.perf_counter() - start + shared / len(candidate.gammas)
             for key, value in (("kernel", candidate.kernel), ("gamma", float(gamma)),
                                ("engine", engine.name), ("mean_test_score", score),
@@ -231,10 +244,24 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
     if best is None:
         raise ValueError("no candidate kernel and gamma gave a solvable AsK-LS system; pass "
                          "other kernels or gammas")
-    if hits:
+    hits = np.array(hits, dtype=bool).reshape(-1, ranked.size)
+    if hits.shape[0]:
         best = replace(best, optimism=selection_optimism(
-            np.array(hits), best.index, coarsen_folds(sample_folds, merge_folds)))
-    return rows, best, leaders
+            hits, best.index, coarsen_folds(sample_folds, merge_folds)))
+    return Ranking(rows, best, leaders, hits,
+                   np.array(judged_hits, dtype=bool).reshape(-1, ranked.size),
+                   np.array(owners, dtype=int))
+
+
+class Ranking(NamedTuple):
+    """What :func:`rank` returns (see there)."""
+
+    rows: dict
+    best: Scored
+    leaders: list
+    hits: np.ndarray
+    judged_hits: np.ndarray
+    owners: np.ndarray
 
 
 def selection_optimism(hits, chosen, folds):

@@ -18,8 +18,9 @@ pass. :func:`select_kernel` runs its steps in order, one module each:
    candidates that the sample cannot tell apart race on all of them (:mod:`~._racing`).
 6. **The winner's merge** (:mod:`~._winner`): at the winner, each merge (mean of the
    views, joint stacker, their blend) is fitted on all folds but one and predicts the
-   last; the merge of the best held-out accuracy is kept, and that accuracy is what
-   ``selection_["accuracy"]`` reports. The fitted model is assembled from what the
+   last; the merge of the best held-out accuracy is kept, and that accuracy is
+   ``selection_["held_out_accuracy"]``; corrected for the choice (:mod:`~._estimate`,
+   BBC-CV), it is ``selection_["accuracy"]``. The fitted model is assembled from what the
    winner's folds already hold: nothing is solved again.
 
 One configuration given as is (a preset, an ``operator``, a merge that the selection
@@ -39,10 +40,11 @@ from .._askls import AsKLSClassifier
 from .._merge import Merge, as_merge
 from ._candidates import candidates_of
 from ._engines import engine_for, winner_on_all
+from ._estimate import estimate_rng, selection_estimate
 from ._folds import ranking_sample, selection_folds
 from .._folds import coarsen_folds
 from ._racing import rescore, survivors
-from ._ranking import rank
+from ._ranking import rank, selection_optimism
 from ._single import fit_fixed
 from ._winner import assemble, choose_merge
 
@@ -121,6 +123,10 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     estimator : AsKLSClassifier fitted on ``K(train, train)``
     selection : dict
         ``kernel`` (recipe), ``gamma``, ``score`` (the ranking score), ``accuracy`` (the
+        estimate of the accuracy, corrected for the choice:
+        :func:`~._estimate.selection_estimate`), ``accuracy_interval``,
+        ``accuracy_reliable`` (the interval no wider than
+        ``policy.estimate_interval_max``), ``held_out_accuracy`` (the
         accuracy of held-out predictions of the fitted model's merge: each labelled node
         predicted by a merge and a model that did not learn it), ``optimism`` (how much
         choosing the best of several candidates and merges may flatter it, see
@@ -159,35 +165,43 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
                                partial(engine_for, all_train=train, codes=codes, ranked=ranked,
                                        folds=folds, sample_folds=sample_folds,
                                        settings=settings, policy=policy))
-    rows, best, leaders = rank(candidates, len(recipes) == 1, codes, ranked, sample_folds,
-                               merges, policy.merge_folds)
+    ranking = rank(candidates, len(recipes) == 1, codes, ranked, sample_folds, merges,
+                   policy.merge_folds)
+    rows, best = ranking.rows, ranking.best
     # 5b. Ranked on a sample: the candidates it cannot tell apart race on every node.
     if on_sample and best.score is not None and adjacency.shape[0] <= policy.large_graph:
         finalists = [rescore(leader, train, codes, folds, merges, settings, policy)
-                     for leader in survivors(leaders, ranked.size, policy.racing_keep)]
+                     for leader in survivors(ranking.leaders, ranked.size,
+                                             policy.racing_keep)]
         for finalist, accuracy in finalists:
-            row = next(row for row, (kernel, gamma) in enumerate(zip(rows["kernel"],
-                                                                     rows["gamma"]))
-                       if kernel is finalist.kernel and gamma == finalist.gamma)
+            row = _row_of(rows, finalist)
             rows["mean_test_score"][row] = finalist.score
             rows["cv_accuracy"][row] = accuracy
             rows["scored_on"][row] = codes.size
         winner = max((finalist for finalist, _ in finalists),
                      key=lambda finalist: finalist.score)
-        best = replace(winner, optimism=best.optimism)
+        # Every row was ranked on the sample: a row of cv_results_ is a row of the hits.
+        index = _row_of(rows, winner)
+        best = replace(winner, index=index, optimism=selection_optimism(
+            ranking.hits, index, coarsen_folds(sample_folds, policy.merge_folds)))
     elif on_sample and best.engine != "walk":
         oof, engine = winner_on_all(best.built, best.gamma, train, codes, folds, settings,
                                     policy)
         best = replace(best, oof=oof, folds=folds, engine=engine or best.engine)
     # 6. The winner's merge, and the estimator assembled from its folds.
-    chosen, held_out, merge_optimism = choose_merge(
+    chosen, held_out, merge_optimism, merge_hits = choose_merge(
         best.oof.scores, codes, coarsen_folds(best.folds, policy.merge_folds), merges,
         policy.merge_cv_max)
     estimator = assemble(best, chosen, train_codes, settings)
-    # The held-out accuracy of the best of many candidates (and merges) flatters it; how
-    # much, fold by fold (selection_optimism), is reported beside it. Subtracted, it
-    # overcorrects as often as it corrects on a few labelled nodes (few_labels.md).
+    # The held-out accuracy of the best of many candidates (and merges) flatters it: the
+    # estimate measures the choice itself, by bootstrapping the held-out predictions
+    # (selection_estimate). The per-fold optimism (selection_optimism) is reported
+    # beside it; subtracted, it overcorrects as often as it corrects (few_labels.md).
     held_out_accuracy = float(np.mean(held_out == codes))
+    estimate, interval = selection_estimate(ranking.judged_hits,
+                                            ranking.owners == best.index, merge_hits,
+                                            held_out == codes, ranked,
+                                            estimate_rng(settings.random_state))
     if best.score is None:           # one configuration: its held-out accuracy
         best = replace(best, score=held_out_accuracy)
         rows["mean_test_score"][0] = rows["cv_accuracy"][0] = held_out_accuracy
@@ -195,14 +209,24 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     scores = np.asarray(rows["mean_test_score"])
     rows["rank_test_score"] = list(np.argsort(np.argsort(-scores, kind="stable")) + 1)
     selection = dict(kernel=best.kernel, gamma=best.gamma, score=best.score,
-                     accuracy=held_out_accuracy, optimism=best.optimism + merge_optimism,
+                     accuracy=estimate, accuracy_interval=interval,
+                     accuracy_reliable=bool(interval[1] - interval[0]
+                                            <= policy.estimate_interval_max),
+                     held_out_accuracy=held_out_accuracy,
+                     optimism=best.optimism + merge_optimism,
                      engine=best.engine, merge=estimator.merge, n_folds=len(best.folds))
-    logger.info("selected %r gamma=%g merge=%s: held-out accuracy %.3f (optimism of the "
-                "choice %.3f)", best.kernel, best.gamma, estimator.merge,
-                held_out_accuracy, selection["optimism"])
+    logger.info("selected %r gamma=%g merge=%s: held-out accuracy %.3f, estimate %.3f "
+                "(%.3f to %.3f)", best.kernel, best.gamma, estimator.merge,
+                held_out_accuracy, estimate, *interval)
     node_scores = best.oof.node_scores if chosen.stacking or best.oof.full_model is None \
         else None
     return Selected(best.built, estimator, selection, rows, node_scores)
+
+
+def _row_of(rows, scored):
+    """The row of ``cv_results_`` of a :class:`~._ranking.Scored` (its kernel and gamma)."""
+    return next(row for row, (kernel, gamma) in enumerate(zip(rows["kernel"], rows["gamma"]))
+                if kernel is scored.kernel and gamma == scored.gamma)
 
 
 class Selected(NamedTuple):

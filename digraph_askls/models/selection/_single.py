@@ -36,7 +36,9 @@ def fit_fixed(kernel, recipe, train_codes, train, gamma, merge, n_folds, setting
     if merge == "auto":
         _choose_blend(estimator, train_codes)
     selection = dict(kernel=recipe, gamma=float(gamma), score=None, accuracy=None,
-                     optimism=None, engine="fixed", merge=estimator.merge, n_folds=None)
+                     accuracy_interval=None, accuracy_reliable=None,
+                     held_out_accuracy=None, optimism=None,
+                     engine="fixed", merge=estimator.merge, n_folds=None)
     return kernel, estimator, selection, no_rows(), scores
 
 

@@ -5,7 +5,8 @@ A merge maps the view scores of a node (source and target, one column per class)
 class probabilities (:mod:`~digraph_askls.models._merge`). The stackers learn from
 out-of-fold scores; their accuracy on nodes they did not learn from is measured by
 cross-validation over the same folds (:func:`merge_estimates`), which is what
-``selection_["accuracy"]`` reports.
+``selection_["held_out_accuracy"]`` reports (``selection_["accuracy"]`` corrects it for
+the choice, :mod:`~._estimate`).
 """
 
 import numpy as np
@@ -122,7 +123,8 @@ def merge_estimates(scores, codes, folds, merges):
 
 def choose_merge(scores, codes, folds, merges, merge_cv_max):
     """The merge to fit, the class codes its held-out predictions give the labelled nodes,
-    and the optimism of choosing it (:func:`~._ranking.selection_optimism`).
+    the optimism of choosing it (:func:`~._ranking.selection_optimism`) and whether each
+    merge compared (a row each, (n_merges, m)) predicts each labelled node right.
 
     Up to ``merge_cv_max`` labelled nodes (:class:`~._policy.SelectionPolicy`) the
     merges themselves are cross-validated
@@ -139,10 +141,11 @@ def choose_merge(scores, codes, folds, merges, merge_cv_max):
             chosen = max(names, key=lambda name: (estimates[name][1], estimates[name][0]))
             hits = np.array([np.argmax(estimates[name][2], axis=1) == codes for name in names])
             return (chosen, np.argmax(estimates[chosen][2], axis=1),
-                    selection_optimism(hits, names.index(chosen), folds))
+                    selection_optimism(hits, names.index(chosen), folds), hits)
     chosen = merges[0] if len(merges) == 1 else as_merge("joint")
     predictions = ranking_score(scores, codes, (chosen,), return_predictions=True)[3]
-    return chosen, np.argmax(predictions, axis=1), 0.0
+    held_out = np.argmax(predictions, axis=1)
+    return chosen, held_out, 0.0, (held_out == codes)[None]
 
 
 def assemble(best, merge, train_codes, settings):
