@@ -7,15 +7,20 @@ with 128 node attributes (class means of norm ``--signal`` per coordinate plus u
 Gaussian noise: the attributes alone classify about half the nodes). Methods:
 ``askls`` is the default ``NodeClassifier()`` (with the attributes on the feature
 graphs), ``pagerank`` scikit-network's ``PageRankClassifier()`` on the same graph in the
-same run (its defaults: one worker process); ``--methods`` adds ``askls_large``
-(``preset="large"``), ``askls_paper`` and ``pagerank_all_cores`` (``n_jobs=-1``).
+same run (its defaults: one worker process); on the feature graphs also
+``linear_reference``, scikit-learn's ``LogisticRegression(C=10, max_iter=500)`` on
+``digraph_askls.evaluation.linear_reference_features`` (the attributes and their out-,
+in- and two-step undirected means; building them is timed); ``--methods`` adds
+``askls_large`` (``preset="large"``), ``askls_paper`` and ``pagerank_all_cores``
+(``n_jobs=-1``).
 
 Every (graph, method) runs in its own subprocess; the libraries are imported before the
 clock starts, which then covers fit and predict. Reported per run: seconds, the peak
 resident memory of the process (``ru_maxrss``, graph included) and of its largest child
 (PageRank's worker), the 1-minute load average before it (the machine is shared) and the
 accuracy; ``--repeat`` runs the methods of a graph that many times in turn, and the
-table gives the median time and the median ratio to PageRank of the same rounds.
+table gives the median time and the median ratio to PageRank of the same rounds (the
+JSON also the median ratio to the linear reference where it ran).
 10^7 nodes (10^8 edges) run only with ``--max-nodes 10000000`` and when the machine has
 the memory (``--min-free-gib``). Progress bars of the long steps go to the terminal
 unless ``--quiet``.
@@ -40,6 +45,8 @@ import numpy as np
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import make_directed_sbm
 from sknetwork.classification import PageRankClassifier
+from sklearn.linear_model import LogisticRegression
+from digraph_askls.evaluation import linear_reference_features
 
 n, method, n_features, signal, quiet, labelled = (
     int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5] == "1",
@@ -61,6 +68,12 @@ if method.startswith("pagerank"):
     model = PageRankClassifier(n_jobs=-1 if method == "pagerank_all_cores" else None)
     model.fit(adjacency, seeds)
     predicted = np.asarray(model.predict())[test]
+    preset = "-"
+elif method == "linear_reference":
+    labelled = np.setdiff1d(np.arange(n), test)
+    Z = linear_reference_features(adjacency, features)
+    model = LogisticRegression(C=10, max_iter=500).fit(Z[labelled], labels[labelled])
+    predicted = model.predict(Z[test])
     preset = "-"
 else:
     preset = {"askls": "auto", "askls_large": "large", "askls_paper": "paper"}[method]
@@ -138,9 +151,10 @@ def main():
             if free is not None and free < args.min_free_gib:
                 print(f"skipped: less than {args.min_free_gib} GiB available", flush=True)
                 continue
-        runs = {method: [] for method in methods}
+        graph_methods = methods + (["linear_reference"] if n_features else [])
+        runs = {method: [] for method in graph_methods}
         for round_ in range(args.repeat):
-            for method in methods:
+            for method in graph_methods:
                 if method == "askls_paper" and n >= 1_000_000:
                     continue
                 row = dict(n_nodes=n, n_features=n_features, labelled=labelled, method=method,
@@ -154,18 +168,24 @@ def main():
                       f"{status} "
                       f"(load {row['load_before']:.1f})", flush=True)
         base = [r.get("seconds") for r in runs["pagerank"]]
-        for method in methods:
+        reference = [r.get("seconds") for r in runs.get("linear_reference", [])]
+        for method in graph_methods:
             done = [r for r in runs[method] if "seconds" in r]
             if not done:
                 continue
             ratios = [r["seconds"] / b for r, b in zip(runs[method], base)
                       if "seconds" in r and b]
+            to_reference = [r["seconds"] / b for r, b in zip(runs[method], reference)
+                            if "seconds" in r and b]
             table.append(dict(
                 n_nodes=n, n_features=n_features, labelled=labelled, method=method,
                 preset=done[0]["preset"],
                 seconds=statistics.median(r["seconds"] for r in done),
                 ratio=statistics.median(ratios) if ratios else None,
-                ratios=ratios, peak_gib=max(r["peak_gib"] for r in done),
+                ratios=ratios,
+                ratio_to_linear_reference=(statistics.median(to_reference)
+                                           if to_reference else None),
+                peak_gib=max(r["peak_gib"] for r in done),
                 peak_child_gib=max(r["peak_child_gib"] for r in done),
                 accuracy=statistics.median(r["accuracy"] for r in done)))
         out = Path(args.out)

@@ -30,13 +30,19 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import sparse
 from sklearn.metrics import f1_score
+from sklearn.preprocessing import normalize
 from tqdm.auto import tqdm
 
+from .graph import get_adjacency
+from .graph._features import check_features
 from .kernels import NamedKernel, SumKernel
+from .kernels._attributes import _mean_operator
+from .kernels._smoothed import normalized_undirected
 
 __all__ = ["random_splits", "class_splits", "fixed_splits", "evaluate_node_classifier",
-           "TrialResults", "kernel_family", "takes_valid"]
+           "TrialResults", "kernel_family", "takes_valid", "linear_reference_features"]
 
 logger = logging.getLogger(__name__)
 
@@ -219,6 +225,58 @@ def fixed_splits(graph, train_on_valid=False):
             train = np.union1d(train, valid)
         triples.append((("fixed", index), train, test))
     return triples
+
+
+def linear_reference_features(adjacency, features):
+    """The propagated features of the linear reference: ``[X, P_out X, P_in X, S^2 X]``.
+
+    The feature map of the baseline that users set beside :class:`NodeClassifier` on
+    graphs with node attributes (SGC / SIGN style): a logistic regression on it, e.g.
+    scikit-learn's ``LogisticRegression(C=10, max_iter=500)``, is what
+    ``benchmarks/bench_linear_reference.py`` measures against the default.
+
+    * ``X``: the attributes, each row scaled to unit L1 norm (a row of zeros stays zero);
+    * ``P_out X = D_out^-1 A X``: the mean of the rows of a node's out-neighbours (``A``'s
+      row is the source), zeros for a node without out-links;
+    * ``P_in X = D_in^-1 A^T X``: the same over in-neighbours;
+    * ``S^2 X``, ``S = D^-1/2 (A + A^T + I) D^-1/2``: two steps of the graph convolution
+      on the undirected graph with self-loops.
+
+    Each link counts once whatever its weight, and an explicit self-loop is no
+    neighbour of its node in ``P_out`` and ``P_in`` (the means of the library's attribute
+    kernels). Every row of the stacked map is then scaled to unit Euclidean length.
+
+    Parameters
+    ----------
+    adjacency : graph in any form accepted by :func:`~digraph_askls.graph.get_adjacency`
+    features : array-like or sparse matrix of shape (n_nodes, n_features)
+
+    Returns
+    -------
+    ndarray or sparse CSR array of shape (n_nodes, 4 * n_features)
+        Sparse when ``features`` is sparse.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from digraph_askls.evaluation import linear_reference_features
+    >>> Z = linear_reference_features([(0, 1), (0, 2)], np.eye(3))
+    >>> Z.shape, bool(np.allclose(np.linalg.norm(Z, axis=1), 1.0))
+    ((3, 12), True)
+    >>> Z[0, 3:6] / Z[0, 3:6].sum()            # node 0 averages nodes 1 and 2
+    array([0. , 0.5, 0.5])
+    """
+    adjacency, _ = get_adjacency(adjacency)
+    X = check_features(features, adjacency.shape[0])
+    if X is None:
+        raise ValueError("the linear reference needs node features, got features=None")
+    X = normalize(X, norm="l1")
+    smooth = normalized_undirected(adjacency)
+    blocks = [X, _mean_operator(adjacency, self_loops=False) @ X,
+              _mean_operator(adjacency.T, self_loops=False) @ X, smooth @ (smooth @ X)]
+    stacked = (sparse.hstack(blocks, format="csr") if sparse.issparse(X)
+               else np.hstack(blocks))
+    return normalize(stacked, norm="l2")
 
 
 @dataclass

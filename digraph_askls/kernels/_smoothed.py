@@ -29,6 +29,22 @@ from digraph_askls.kernels._factored import FactoredKernel
 __all__ = ["get_smoothed_attribute_kernel"]
 
 
+def normalized_undirected(adjacency):
+    """``D^-1/2 (A + A^T + I) D^-1/2`` of a canonical CSR adjacency, as a float64 CSR array.
+
+    The undirected graph with self-loops, every link counted once whatever its weight or
+    direction (a node's own loop too), ``D`` its degrees: the step of graph convolutions.
+    """
+    n = adjacency.shape[0]
+    links = sparse.csr_array(adjacency + adjacency.T, dtype=np.float64)
+    links.data[:] = 1.0
+    links = sparse.csr_array(links + sparse.eye_array(n, format="csr"))
+    links.data[:] = 1.0
+    scale = 1.0 / np.sqrt(np.asarray(links.sum(axis=1)).ravel())
+    links.data *= np.repeat(scale, np.diff(links.indptr)) * scale[links.indices]
+    return links
+
+
 def get_smoothed_attribute_kernel(adjacency, features, alpha=0.1, n_steps=10,
                                   dtype=np.float64):
     """Return the linear kernel ``Phi Phi^T`` of features smoothed by personalised PageRank.
@@ -73,13 +89,7 @@ def get_smoothed_attribute_kernel(adjacency, features, alpha=0.1, n_steps=10,
     check_dense_allocation((n, d), np.dtype(dtype),
                            what=f"the smoothed features ({n} nodes x {d} attributes)",
                            remedy="reduce the attributes (e.g. a truncated SVD) first")
-    links = sparse.csr_array(adjacency + adjacency.T, dtype=np.float64)
-    links.data[:] = 1.0
-    links = sparse.csr_array(links + sparse.eye_array(n, format="csr"))
-    links.data[:] = 1.0
-    scale = 1.0 / np.sqrt(np.asarray(links.sum(axis=1)).ravel())
-    links.data *= np.repeat(scale, np.diff(links.indptr)) * scale[links.indices]
-    step = links.astype(dtype)
+    step = normalized_undirected(adjacency).astype(dtype)
     own = normalize(X, norm="l2")
     own = own.toarray() if sparse.issparse(own) else np.asarray(own)
     own = own.astype(dtype, copy=False)
