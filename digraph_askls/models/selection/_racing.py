@@ -50,8 +50,10 @@ def survivors(leaders, n_sample, keep):
     >>> leaders = [S(score=0.50), S(score=0.80), S(score=0.78), S(score=0.70)]
     >>> [s.score for s in survivors(leaders, 1000, 3)]    # noise: 2 * 0.0126
     [0.8, 0.78]
-    >>> [s.score for s in survivors(leaders, 100, 3)]     # noise: 2 * 0.04
+    >>> [s.score for s in survivors(leaders, 50, 3)]      # noise: 2 * 0.057
     [0.8, 0.78, 0.7]
+    >>> [s.score for s in survivors(leaders, 50, 2)]      # at most two
+    [0.8, 0.78]
     """
     ranked = sorted((leader for leader in leaders if leader.score is not None),
                     key=lambda leader: -leader.score)
