@@ -49,12 +49,15 @@ class SelectionPolicy:
         steps: it takes the selection folds joined into as many as keep ``folds *
         columns * steps * stored links`` below this (about a fifth of a second of steps
         on 2 cores), and at least two.
-    racing_sample : int or None, default=1000
+    racing_sample : int or None, default=500
         With more than twice this many labelled nodes, the candidates race
         (:mod:`~._racing`): all are ranked on a stratified sample of this many labelled
         nodes, and those the sample cannot tell from the best are scored again on all of
         them. None ranks every candidate on every labelled node (up to
-        ``spectral_max_train``).
+        ``spectral_max_train``). On 13 development splits of Chameleon, Squirrel, film,
+        Cora and CiteSeer (1,625-6,080 labelled nodes) the race chose the kernel, gamma
+        and merge of the exhaustive ranking every time, at 0.34-0.73 of its CPU time
+        (``benchmarks/bench_racing.py``, ``docs/results/speed.md``).
     racing_keep : int, default=2
         At most this many candidates go on to the race's second round.
     estimate_interval_max : float, default=0.3
@@ -73,7 +76,7 @@ class SelectionPolicy:
     merge_folds: int = 5
     merge_cv_max: int = 2000
     walk_step_budget: float = 2e8
-    racing_sample: object = 1000
+    racing_sample: object = 500
     racing_keep: int = 2
     estimate_interval_max: float = 0.3
 
