@@ -169,7 +169,7 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
                    policy.merge_folds)
     rows, best = ranking.rows, ranking.best
     # 5b. Ranked on a sample: the candidates it cannot tell apart race on every node.
-    if on_sample and best.score is not None and adjacency.shape[0] <= policy.large_graph:
+    if best.score is not None and policy.races(adjacency.shape[0], codes.size):
         finalists = [rescore(leader, train, codes, folds, merges, settings, policy)
                      for leader in survivors(ranking.leaders, ranked.size,
                                              policy.racing_keep)]
