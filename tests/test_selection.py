@@ -215,7 +215,6 @@ def test_a_winner_singular_on_every_labelled_node_is_solved_damped(monkeypatch):
     from digraph_askls.models import NodeClassifier
     from digraph_askls.models.selection import SelectionPolicy
     import digraph_askls.models.selection._engines as engines
-    import digraph_askls.models.selection._racing as racing
 
     adjacency, labels = make_directed_sbm(240, 3, 6, p_in=0.6, random_state=0)
     rng = np.random.default_rng(0)
@@ -231,12 +230,11 @@ def test_a_winner_singular_on_every_labelled_node_is_solved_damped(monkeypatch):
         return original(decomposition, codes, gamma, folds)
 
     monkeypatch.setattr(engines, "spectral_out_of_fold", singular_on_all)
-    monkeypatch.setattr(racing, "spectral_out_of_fold", singular_on_all)
     # An attribute kernel has thin maps: ranked on 60 nodes, decomposed on all 148.
     model = NodeClassifier(random_state=0, kernel=AttributeKernel(),
                            policy=SelectionPolicy(spectral_max_train=60))
     model.fit(adjacency, known, features=features)
-    assert calls[-1] == (known >= 0).sum() == 148 and set(calls) == {60, 148}
+    assert calls[-1] == (known >= 0).sum() == 148 and max(calls[:-1]) == 60
     assert model.selection_["engine"] == "solved"
     test = known < 0
     assert np.mean(model.predict(np.flatnonzero(test)) == labels[test]) > 0.6
@@ -273,3 +271,6 @@ def test_the_race_scores_its_finalists_on_every_labelled_node_as_the_full_rankin
     assert repr(raced.selection_["kernel"]) == repr(rows["kernel"][best])
     low, high = raced.selection_["accuracy_interval"]
     assert low <= raced.selection_["accuracy"] <= high
+    # The estimate resamples the finalists' hits on every labelled node, as the final
+    # choice was made: close to the exhaustive selection's, which chose the same way.
+    assert abs(raced.selection_["accuracy"] - full.selection_["accuracy"]) < 0.03

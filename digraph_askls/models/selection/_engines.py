@@ -26,7 +26,7 @@ from .._folds import coarsen_folds
 from ._out_of_fold import solved_out_of_fold, spectral_out_of_fold, walk_out_of_fold
 
 __all__ = ["Engine", "SolvedEngine", "SpectralEngine", "WalkEngine", "engine_for",
-           "winner_on_all"]
+           "on_every_node", "winner_on_all"]
 
 logger = logging.getLogger(__name__)
 
@@ -186,19 +186,43 @@ def walk_folds(K, folds, codes, policy):
     return coarsen_folds(folds, max(2, affordable))
 
 
-def winner_on_all(kernel, gamma, all_train, codes, folds, settings, policy):
-    """The winner ranked on a sample, scored on every labelled node: through a thin SVD
-    of its maps when it has them, else a solve per fold. The out-of-fold scores and the
-    engine's name."""
+def on_every_node(kernel, gammas, fallback, all_train, codes, folds, settings, policy):
+    """A kernel ranked on a sample, scored on every labelled node: the out-of-fold scores
+    at each of ``gammas`` from one decomposition of the training block where it has thin
+    maps or is small enough (a gamma at which a system is singular is left out), else, or
+    where every gamma was singular, a damped solve per fold at ``fallback``.
+
+    Returns
+    -------
+    list of (gamma, OutOfFold, engine)
+        ``engine`` is None for the decomposition's scores and ``"solved"`` for the
+        solve's.
+    """
     train_kernel = restrict_kernel(kernel, all_train, all_train)
+    scored = []
     if _decomposable(train_kernel, policy):
-        try:
-            return spectral_out_of_fold(decompose(train_kernel), codes, gamma, folds), None
-        except (SingularSystemError, NotPositiveDefinite) as exc:
-            # The gamma chosen on the sample can make the system of every labelled node
-            # singular (film, 6,080 labelled nodes, gamma 0.3): the folds are then solved
-            # damped, as ``regularization`` asks of a single configuration.
-            logger.info("gamma=%g on every labelled node: %s; solving each fold damped",
-                        gamma, exc)
-    return solved_out_of_fold(train_kernel, codes, gamma, folds,
-                              **settings.solve_options()), "solved"
+        decomposition = decompose(train_kernel)
+        for gamma in gammas:
+            try:
+                scored.append((gamma, spectral_out_of_fold(decomposition, codes, gamma,
+                                                           folds), None))
+            except (SingularSystemError, NotPositiveDefinite) as exc:
+                # The gamma chosen on the sample can make the system of every labelled
+                # node singular (film, 6,080 labelled nodes, gamma 0.3): the folds are
+                # then solved damped, as ``regularization`` asks of a single
+                # configuration.
+                logger.info("gamma=%g on every labelled node: %s", gamma, exc)
+    if scored:
+        return scored
+    logger.info("gamma=%g on every labelled node: solving each fold damped", fallback)
+    return [(fallback, solved_out_of_fold(train_kernel, codes, fallback, folds,
+                                          **settings.solve_options()), "solved")]
+
+
+def winner_on_all(kernel, gamma, all_train, codes, folds, settings, policy):
+    """The winner ranked on a sample, scored on every labelled node at its gamma
+    (:func:`on_every_node`). The out-of-fold scores and the engine's name (None: the
+    decomposition's)."""
+    (_, oof, engine), = on_every_node(kernel, (gamma,), gamma, all_train, codes, folds,
+                                      settings, policy)
+    return oof, engine

@@ -25,11 +25,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...kernels import restrict_kernel
-from ...linalg import NotPositiveDefinite, SingularSystemError
-from .._training import decompose
-from ._engines import _decomposable, winner_on_all
-from ._out_of_fold import spectral_out_of_fold
+from ._engines import on_every_node
 from ._ranking import ranking_score
 
 __all__ = ["rescore", "survivors"]
@@ -67,10 +63,9 @@ def survivors(leaders, n_sample, keep):
 def rescore(leader, all_train, codes, folds, merges, settings, policy):
     """A survivor scored on every labelled node, at each gamma of its grid.
 
-    A block that one decomposition serves (:func:`~._engines._decomposable`) is
-    decomposed once and scored at every gamma; a walk kernel already scored every
-    labelled node; any other kernel is solved per fold at its sample-best gamma
-    (:func:`~._engines.winner_on_all`).
+    A walk kernel already scored every labelled node; any other is scored by
+    :func:`~._engines.on_every_node`: one decomposition for every gamma where the block
+    allows it, else a solve per fold at its sample-best gamma.
 
     Returns
     -------
@@ -79,32 +74,28 @@ def rescore(leader, all_train, codes, folds, merges, settings, policy):
         score there, ``oof`` and ``folds`` those of every labelled node.
     accuracy : float
         The held-out accuracy behind that score.
+    hits : list of (float, ndarray of bool)
+        For each gamma scored, whether each stand-in of a merge predicts each labelled
+        node right, (n_stand_ins, m): what the estimate of the final choice resamples
+        (:func:`~._estimate.selection_estimate`).
     """
     started = time.perf_counter()
     if leader.engine == "walk":
-        score, accuracy, _ = ranking_score(leader.oof.scores, codes, merges)
-        return replace(leader, score=score), accuracy
-    train_kernel = restrict_kernel(leader.built, all_train, all_train)
-    best, accuracy = None, None
-    if _decomposable(train_kernel, policy):
-        decomposition = decompose(train_kernel)
-        for gamma in leader.gammas:
-            try:
-                oof = spectral_out_of_fold(decomposition, codes, gamma, folds)
-            except (SingularSystemError, NotPositiveDefinite) as exc:
-                logger.info("race, gamma=%g on every labelled node: %s", gamma, exc)
-                continue
-            score, held_out, _ = ranking_score(oof.scores, codes, merges)
-            if best is None or score > best.score:
-                best = replace(leader, gamma=float(gamma), score=score, oof=oof, folds=folds,
-                               engine="spectral")
-                accuracy = held_out
-    if best is None:
-        oof, engine = winner_on_all(leader.built, leader.gamma, all_train, codes, folds,
-                                    settings, policy)
-        score, accuracy, _ = ranking_score(oof.scores, codes, merges)
-        best = replace(leader, score=score, oof=oof, folds=folds,
-                       engine=engine or leader.engine)
+        scored = [(leader.gamma, leader.oof, leader.engine)]
+    else:
+        scored = on_every_node(leader.built, leader.gammas, leader.gamma, all_train, codes,
+                               folds, settings, policy)
+    best, accuracy, hits = None, None, []
+    for gamma, oof, engine in scored:
+        score, held_out, _, _, every = ranking_score(oof.scores, codes, merges,
+                                                     return_predictions=True,
+                                                     every_merge=True)
+        hits.append((float(gamma), np.array([np.argmax(p, axis=1) == codes for p in every])))
+        if best is None or score > best.score:
+            best = replace(leader, gamma=float(gamma), score=score, oof=oof,
+                           folds=leader.folds if engine == "walk" else folds,
+                           engine=engine or "spectral")
+            accuracy = held_out
     logger.info("race: %r on every labelled node, gamma=%g: %.4f (%.2f s)", leader.kernel,
                 best.gamma, best.score, time.perf_counter() - started)
-    return best, accuracy
+    return best, accuracy, hits

@@ -168,22 +168,34 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     ranking = rank(candidates, len(recipes) == 1, codes, ranked, sample_folds, merges,
                    policy.merge_folds)
     rows, best = ranking.rows, ranking.best
+    # What the estimate resamples: the ranked candidates' hits on the ranked nodes.
+    judged_hits, winner_rows = ranking.judged_hits, ranking.owners == best.index
+    estimated_on = ranked
     # 5b. Ranked on a sample: the candidates it cannot tell apart race on every node.
     if best.score is not None and policy.races(adjacency.shape[0], codes.size):
         finalists = [rescore(leader, train, codes, folds, merges, settings, policy)
                      for leader in survivors(ranking.leaders, ranked.size,
                                              policy.racing_keep)]
-        for finalist, accuracy in finalists:
+        for finalist, accuracy, _ in finalists:
             row = _row_of(rows, finalist)
             rows["mean_test_score"][row] = finalist.score
             rows["cv_accuracy"][row] = accuracy
             rows["scored_on"][row] = codes.size
-        winner = max((finalist for finalist, _ in finalists),
+        winner = max((finalist for finalist, _, _ in finalists),
                      key=lambda finalist: finalist.score)
         # Every row was ranked on the sample: a row of cv_results_ is a row of the hits.
         index = _row_of(rows, winner)
         best = replace(winner, index=index, optimism=selection_optimism(
             ranking.hits, index, coarsen_folds(sample_folds, policy.merge_folds)))
+        # The final choice was made among the finalists on every labelled node: the
+        # estimate resamples those hits, not the sample's (fold models trained on the
+        # sample alone are weaker than the winner's, and would drag it down).
+        judged = [(finalist.kernel is winner.kernel and gamma == winner.gamma, hits)
+                  for finalist, _, gamma_hits in finalists for gamma, hits in gamma_hits]
+        judged_hits = np.vstack([hits for _, hits in judged])
+        winner_rows = np.concatenate([np.full(len(hits), is_winner)
+                                      for is_winner, hits in judged])
+        estimated_on = np.arange(codes.size)
     elif on_sample and best.engine != "walk":
         oof, engine = winner_on_all(best.built, best.gamma, train, codes, folds, settings,
                                     policy)
@@ -198,9 +210,8 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     # (selection_estimate). The per-fold optimism (selection_optimism) is reported
     # beside it; subtracted, it overcorrects as often as it corrects (few_labels.md).
     held_out_accuracy = float(np.mean(held_out == codes))
-    estimate, interval = selection_estimate(ranking.judged_hits,
-                                            ranking.owners == best.index, merge_hits,
-                                            held_out == codes, ranked,
+    estimate, interval = selection_estimate(judged_hits, winner_rows, merge_hits,
+                                            held_out == codes, estimated_on,
                                             estimate_rng(settings.random_state))
     if best.score is None:           # one configuration: its held-out accuracy
         best = replace(best, score=held_out_accuracy)
