@@ -25,7 +25,15 @@ def test_the_policy_sets_the_thresholds():
     few = default_kernels(100, True, labels_per_class=30)
     many = default_kernels(100, True, labels_per_class=30,
                            policy=SelectionPolicy(few_labels_per_class=10))
+    # With few labels: the smoothed attributes; without attributes, the vote.
     assert len(few) == len(many) + 1
+    assert {type(kernel).__name__ for kernel in few} - {type(kernel).__name__
+                                                        for kernel in many} == {
+        "SmoothedAttributeKernel"}
+    few = default_kernels(100, False, labels_per_class=30)
+    many = default_kernels(100, False, labels_per_class=30,
+                           policy=SelectionPolicy(few_labels_per_class=10))
+    assert [type(kernel).__name__ for kernel in few if kernel not in many] == ["VoteKernel"]
     assert type(default_kernels(100, False, policy=SelectionPolicy(spectral_max_train=50))[-1]
                 ).__name__ == "WalkKernel"
 

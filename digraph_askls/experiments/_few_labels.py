@@ -139,6 +139,49 @@ def estimate_gaps(rows):
     return gaps
 
 
+def estimate_errors(rows):
+    """Per protocol: the mean of the default's estimate minus its test accuracy over
+    every draw of every graph (signed: below zero the estimate is pessimistic), and the
+    number of fits behind it."""
+    errors = {}
+    for row in rows:
+        if not _ok(row) or row["method"] != "AsK-LS default":
+            continue
+        estimates = row.get("estimates") or []
+        pairs = [(e, a) for e, a in zip(estimates, row["accuracy"]) if e is not None]
+        errors.setdefault(row["protocol"], []).extend(e - a for e, a in pairs)
+    return {protocol: (float(np.mean(values)), len(values))
+            for protocol, values in errors.items() if values}
+
+
+def peer_verdicts(rows, level=0.95):
+    """Per (protocol, graph): the default against the most accurate scikit-network peer
+    on the same draws: the peer, the mean paired difference (default minus peer), its
+    ``level`` t-interval over the draws, and "ahead", "level" or "behind" by whether the
+    interval lies above zero, spans it, or lies below."""
+    from scipy import stats
+
+    found = {(row["protocol"], row["graph"], row["method"]): row for row in rows
+             if _ok(row)}
+    verdicts = {}
+    for (protocol, graph, method), default in found.items():
+        if method != "AsK-LS default":
+            continue
+        peers = [found[protocol, graph, peer] for peer in _PEERS
+                 if (protocol, graph, peer) in found
+                 and len(found[protocol, graph, peer]["accuracy"]) == len(default["accuracy"])]
+        if not peers:
+            continue
+        best = max(peers, key=lambda row: np.mean(row["accuracy"]))
+        diff = np.subtract(default["accuracy"], best["accuracy"])
+        half = (stats.t.ppf(0.5 + level / 2, diff.size - 1) * diff.std(ddof=1)
+                / np.sqrt(diff.size)) if diff.size > 1 else np.inf
+        mean = float(diff.mean())
+        verdict = "ahead" if mean - half > 0 else "behind" if mean + half < 0 else "level"
+        verdicts[protocol, graph] = (best["method"], mean, mean - half, mean + half, verdict)
+    return verdicts
+
+
 def _cell(row):
     if row is None:
         return ""
@@ -190,6 +233,23 @@ def format_few_labels(rows):
         lines += [f"Mean absolute gap between the default's estimate and its test accuracy, "
                   f"over the {len(gaps)} (graph, protocol, variant) rows above, draw by "
                   f"draw: **{mean_gap:.3f}**.", ""]
+    errors = estimate_errors(rows)
+    if errors:
+        lines += ["| protocol | estimate minus test accuracy, mean over the draws | fits |",
+                  "|---|---|---|"]
+        lines += [f"| {protocol} | {error:+.3f} | {count} |"
+                  for protocol, (error, count) in errors.items()]
+        lines.append("")
+    verdicts = peer_verdicts(rows)
+    if verdicts:
+        lines += ["The default against the most accurate scikit-network peer on the same "
+                  "draws (default minus peer, mean and 95 % t-interval over the draws):", "",
+                  "| protocol | graph | peer | difference [95 %] | verdict |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {protocol} | {graph} | {peer} | {mean:+.3f} [{low:+.3f}, {high:+.3f}] "
+                  f"| {verdict} |"
+                  for (protocol, graph), (peer, mean, low, high, verdict) in verdicts.items()]
+        lines.append("")
     lines += ["Accuracy is micro-F1 on the test nodes (every labelled node not drawn), "
               "mean ± std over the draws. \"est.\": the default's own estimate "
               "(`selection_[\"accuracy\"]`), \"gap\": the mean absolute difference between "

@@ -18,6 +18,7 @@ from digraph_askls.kernels._families import (
     LinkProfileKernel,
     RoleKernel,
     SmoothedAttributeKernel,
+    VoteKernel,
     WalkKernel,
 )
 from digraph_askls.kernels._specs import (
@@ -54,6 +55,7 @@ __all__ = [
     "RoleKernel",
     "SmoothedAttributeKernel",
     "SumKernel",
+    "VoteKernel",
     "WalkKernel",
     "dense_block",
     "gamma_grid",

@@ -27,11 +27,14 @@ class GraphKernel(BaseEstimator):
 
     Subclasses define ``_build(adjacency, features)`` and the class attributes
     ``needs_features`` and ``gammas`` (the regularisation values that suit the family's
-    scale, tried by :class:`~digraph_askls.NodeClassifier` when it selects).
+    scale, tried by :class:`~digraph_askls.NodeClassifier` when it selects), and may set
+    ``views``: the views that ``merge="auto"`` reads the kernel through (None: the
+    selection compares the merges of both).
     """
 
     needs_features = False
     gammas = (0.01,)
+    views = None
 
     def make(self, adjacency, features=None, reference=None):
         """Build the kernel on a graph.

@@ -56,10 +56,29 @@ def _resample(m, rng, n_boot):
     return counts[keep], out_of_bag[keep] / n_out[keep, None]
 
 
-def _choose(in_bag, scored):
-    """Per sample, the mean of ``scored`` over the configurations best ``in_bag``."""
+def _choose(in_bag, scored, keep=None):
+    """Per sample, the mean of ``scored`` over the configurations best ``in_bag``; where
+    ``keep`` (bool per sample) holds, the first configuration of ``keep_rows``."""
     chosen = in_bag == in_bag.max(axis=1, keepdims=True)
+    if keep is not None:
+        kept, rows = keep
+        chosen[kept] = rows
     return (scored * chosen).sum(axis=1) / chosen.sum(axis=1)
+
+
+def _keeps_vote(counts, hits, vote, rivals=None):
+    """Per bootstrap sample, whether the one-standard-error rule keeps the row ``vote``
+    (:func:`~._select._prefer_vote`): the sample's best row is one of ``rivals`` (bool per
+    row; None: any row) and does not beat the vote, node by node over the sample's nodes
+    (with their multiplicity), by more than one standard error of the mean difference."""
+    m = counts.shape[1]
+    best = np.argmax(counts @ hits.T, axis=1)
+    lead = hits[best] - hits[vote]
+    mean = (counts * lead).sum(axis=1) / m
+    spread = np.maximum((counts * lead * lead).sum(axis=1) / m - mean * mean, 0.0)
+    margin = np.sqrt(spread * m / max(m - 1, 1) / m) if m > 1 else np.inf
+    keeps = mean <= margin
+    return keeps if rivals is None else keeps & np.asarray(rivals, dtype=bool)[best]
 
 
 def _summary(values, level):
@@ -119,7 +138,7 @@ def bootstrap_bias_corrected(hits, rng, n_boot=BBC_BOOTSTRAPS, level=ESTIMATE_LE
 
 
 def selection_estimate(candidate_hits, winner_rows, merge_hits, chosen_hits, ranked, rng,
-                       n_boot=BBC_BOOTSTRAPS, level=ESTIMATE_LEVEL):
+                       n_boot=BBC_BOOTSTRAPS, level=ESTIMATE_LEVEL, vote_rows=None):
     """The selection's estimate of its accuracy and its interval: BBC-CV (see
     :func:`bootstrap_bias_corrected`) of its two choices on the same held-out nodes.
 
@@ -131,6 +150,11 @@ def selection_estimate(candidate_hits, winner_rows, merge_hits, chosen_hits, ran
     compared; its stand-ins are what the selection knows of it). The merges are not
     candidates beside the others: they re-read the winner's scores, which won on every
     node, left-out ones included, and would carry that luck into the estimate.
+
+    Where a vote is among the candidates (``vote_rows``), each sample keeps it as the
+    selection does (the one-standard-error rule of :func:`~._select._prefer_vote`)
+    where its best row is a walk kernel's that does not beat it clearly on the sample's
+    nodes.
 
     Where the candidates were ranked on a sample of the labelled nodes, the correction
     measured there (the chosen merge's held-out accuracy on the sample less the
@@ -154,6 +178,9 @@ def selection_estimate(candidate_hits, winner_rows, merge_hits, chosen_hits, ran
     ranked : ndarray of int
         Positions of the ranked nodes among the ``m`` labelled ones.
     rng : numpy Generator
+    vote_rows : (ndarray of bool, ndarray of bool), optional
+        The rows of the vote (:class:`~digraph_askls.kernels.VoteKernel`), if it was
+        ranked, and those of the candidates the rule prefers it to, each (n_judged,).
 
     Returns
     -------
@@ -172,7 +199,13 @@ def selection_estimate(candidate_hits, winner_rows, merge_hits, chosen_hits, ran
     if candidates.size:
         scored = out_of_bag @ candidates.T
         scored[:, np.asarray(winner_rows, dtype=bool)] = values[:, None]
-        values = _choose(counts @ candidates.T, scored)
+        keep = None
+        if vote_rows is not None and np.any(vote_rows[0]):
+            vote = int(np.flatnonzero(vote_rows[0])[0])
+            rows = np.zeros(candidates.shape[0], dtype=bool)
+            rows[vote] = True
+            keep = (_keeps_vote(counts, candidates, vote, vote_rows[1]), rows)
+        values = _choose(counts @ candidates.T, scored, keep)
     estimate, (low, high) = _summary(values, level)
     shift = float(chosen_hits.mean()) - float(chosen_hits[ranked].mean())
     estimate, low, high = np.clip(np.array([estimate, low, high]) + shift, 0.0, 1.0)

@@ -149,6 +149,8 @@ class Scored:
         Its row of ``cv_results_``.
     gammas : tuple of float
         The gammas its candidate was scored at.
+    merges : tuple of Merge or None
+        Its candidate's own merges (:class:`~._candidates.Candidate`), or None.
     """
 
     kernel: object
@@ -162,6 +164,7 @@ class Scored:
     optimism: float = 0.0
     row: int = -1
     gammas: tuple = ()
+    merges: tuple = None
 
 
 def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_folds):
@@ -182,7 +185,8 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
     sample_folds : list of ndarray of int
         The folds of the nodes ``ranked``.
     merges : tuple of Merge
-        The merges whose stand-ins rank (:func:`ranking_score`).
+        The merges whose stand-ins rank (:func:`ranking_score`), where a candidate has
+        none of its own.
     merge_folds : int
         ``sample_folds`` are joined into as many to measure the optimism.
 
@@ -219,7 +223,8 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
                 score = accuracy = merge = None
             else:
                 score, accuracy, merge, predicted, every = ranking_score(
-                    judged, codes[ranked], merges, return_predictions=True, every_merge=True)
+                    judged, codes[ranked], candidate.merges or merges,
+                    return_predictions=True, every_merge=True)
                 hits.append(np.argmax(predicted, axis=1) == codes[ranked])
                 judged_hits.extend(np.argmax(p, axis=1) == codes[ranked] for p in every)
                 owners.extend([len(hits) - 1] * len(every))
@@ -235,7 +240,8 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
             if leader is None or score is None or score > leader.score:
                 leader = Scored(candidate.kernel, float(gamma), score, engine.name,
                                 engine.kernel, oof, engine.folds, len(hits) - 1,
-                                row=len(rows["kernel"]) - 1, gammas=tuple(candidate.gammas))
+                                row=len(rows["kernel"]) - 1, gammas=tuple(candidate.gammas),
+                                merges=candidate.merges)
         if leader is None:
             continue
         leaders.append(leader)
