@@ -192,7 +192,8 @@ def _command_table(args, notes):
 
     if args.table == "comparison":
         return _command_comparison(args, notes)
-    known = experiments.DIRECTED_METHODS + experiments.GNN_METHODS
+    known = tuple(dict.fromkeys(experiments.DIRECTED_METHODS + experiments.GNN_METHODS
+                                + experiments.FEW_LABEL_METHODS))
     for option in ("methods", "recompute"):
         unknown = [name for name in getattr(args, option) or () if name not in known]
         if unknown:

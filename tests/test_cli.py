@@ -188,3 +188,16 @@ def test_table1_and_table4_name_the_option_that_points_at_the_data(monkeypatch, 
     assert cli.main(["table4", "--datasets", "heart", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "needs 1 file(s) missing" in err and "point --data-home at the folder" in err
+
+
+def test_the_few_label_table_takes_its_own_methods_by_name(shared_datasets, tmp_path,
+                                                          capsys):
+    # 'AsK-LS default, structure' is a method of the few-label table only.
+    assert cli.main(["table", "few-labels", "--datasets", "texas", "--protocols", "20",
+                     "--trials", "1", "--methods", "AsK-LS default, structure",
+                     "PageRank undirected", "--data-home", str(shared_datasets),
+                     "--out", str(tmp_path), "--quiet"]) == 0
+    text = (tmp_path / "few_labels.md").read_text()
+    assert "AsK-LS default, structure" in text and "PageRank undirected" in text
+    assert cli.main(["table", "few-labels", "--methods", "AsK-LS nothing", "--quiet"]) == 2
+    assert "expected names among" in capsys.readouterr().err
