@@ -195,13 +195,16 @@ def main():
                                        signal=args.signal, repeat=args.repeat,
                                        summary=table, runs=rows), indent=2) + "\n")
     print("\n| nodes | features | labelled | method | preset/engine | seconds | / PageRank | "
-          "peak GiB (child) | accuracy |\n|---|---|---|---|---|---|---|---|---|")
+          "/ linear model | peak GiB (child) | accuracy |\n"
+          "|---|---|---|---|---|---|---|---|---|---|")
     for row in table:
         ratio = "-" if row["ratio"] is None else f"{row['ratio']:.2f}"
+        linear = ("-" if row["ratio_to_linear_reference"] is None
+                  else f"{row['ratio_to_linear_reference']:.2f}")
         print(f"| {row['n_nodes']:,} | {row['n_features'] or '-'} | {row['labelled']:.0%} | "
               f"{row['method']} | "
-              f"{row['preset']} | {row['seconds']:.2f} | {ratio} | {row['peak_gib']:.2f} "
-              f"({row['peak_child_gib']:.2f}) | {row['accuracy']:.4f} |")
+              f"{row['preset']} | {row['seconds']:.2f} | {ratio} | {linear} | "
+              f"{row['peak_gib']:.2f} ({row['peak_child_gib']:.2f}) | {row['accuracy']:.4f} |")
     print(f"written {args.out}")
 
 
