@@ -14,7 +14,7 @@ import numpy as np
 
 from ._comparison import COMPARISON_METHODS, COMPARISON_PROTOCOLS, SEALED_SEED
 
-__all__ = ["summarize", "paired_rows", "format_comparison"]
+__all__ = ["summarize", "paired_difference", "paired_rows", "format_comparison"]
 
 DEFAULT = "AsK-LS default"
 _FULL = 10
@@ -88,6 +88,30 @@ def _short(config):
     return ", ".join(f"{key} {value}" for key, value in config.items())
 
 
+def paired_difference(a, b):
+    """The mean of ``a - b`` over paired splits, its 95 % interval (Student's t) and the
+    verdict: "ahead" (the interval above 0), "behind" (below 0) or "level". With fewer
+    than two splits the interval is unbounded.
+
+    Examples
+    --------
+    >>> mean, low, high, verdict = paired_difference([0.8, 0.9, 0.85], [0.7, 0.8, 0.8])
+    >>> round(mean, 3), verdict
+    (0.083, 'ahead')
+    """
+    from scipy import stats
+
+    difference = np.subtract(a, b)
+    mean = float(difference.mean())
+    if difference.size < 2:
+        half = np.inf
+    else:
+        half = float(stats.t.ppf(0.975, difference.size - 1) * difference.std(ddof=1)
+                     / np.sqrt(difference.size))
+    low, high = mean - half, mean + half
+    return mean, low, high, "ahead" if low > 0 else "behind" if high < 0 else "level"
+
+
 def paired_rows(cells, metric="accuracy", default=DEFAULT):
     """The default against the best complete peer, row by row (see the module's note).
 
@@ -121,14 +145,10 @@ def paired_rows(cells, metric="accuracy", default=DEFAULT):
             splits = sorted(set(mine) & set(theirs))
             a = np.array([mine[s]["accuracy"] for s in splits])
             b = np.array([theirs[s][metric] for s in splits])
-            difference = a - b
-            mean = float(difference.mean())
-            spread = float(difference.std(ddof=1)) if len(splits) > 1 else 0.0
-            half = float(stats.t.ppf(0.975, len(splits) - 1) * spread / np.sqrt(len(splits)))
+            mean, low, high, verdict = paired_difference(a, b)
+            spread = float((a - b).std(ddof=1)) if len(splits) > 1 else 0.0
             p = float(stats.ttest_rel(a, b).pvalue) if spread > 0 else (
                 1.0 if mean == 0 else 0.0)
-            low, high = mean - half, mean + half
-            verdict = "ahead" if low > 0 else "behind" if high < 0 else "level"
             rows.append({"protocol": protocol, "graph": graph, "peer": method,
                          "default": float(a.mean()), "peer_accuracy": float(b.mean()),
                          "difference": mean, "low": low, "high": high, "p": p,

@@ -154,12 +154,13 @@ def estimate_errors(rows):
             for protocol, values in errors.items() if values}
 
 
-def peer_verdicts(rows, level=0.95):
+def peer_verdicts(rows):
     """Per (protocol, graph): the default against the most accurate scikit-network peer
     on the same draws: the peer, the mean paired difference (default minus peer), its
-    ``level`` t-interval over the draws, and "ahead", "level" or "behind" by whether the
-    interval lies above zero, spans it, or lies below."""
-    from scipy import stats
+    95 % t-interval over the draws, and "ahead", "level" or "behind" by whether the
+    interval lies above zero, spans it, or lies below
+    (:func:`~._comparison_report.paired_difference`)."""
+    from ._comparison_report import paired_difference
 
     found = {(row["protocol"], row["graph"], row["method"]): row for row in rows
              if _ok(row)}
@@ -173,12 +174,8 @@ def peer_verdicts(rows, level=0.95):
         if not peers:
             continue
         best = max(peers, key=lambda row: np.mean(row["accuracy"]))
-        diff = np.subtract(default["accuracy"], best["accuracy"])
-        half = (stats.t.ppf(0.5 + level / 2, diff.size - 1) * diff.std(ddof=1)
-                / np.sqrt(diff.size)) if diff.size > 1 else np.inf
-        mean = float(diff.mean())
-        verdict = "ahead" if mean - half > 0 else "behind" if mean + half < 0 else "level"
-        verdicts[protocol, graph] = (best["method"], mean, mean - half, mean + half, verdict)
+        verdicts[protocol, graph] = (best["method"], *paired_difference(default["accuracy"],
+                                                                         best["accuracy"]))
     return verdicts
 
 

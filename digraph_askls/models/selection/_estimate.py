@@ -57,8 +57,9 @@ def _resample(m, rng, n_boot):
 
 
 def _choose(in_bag, scored, keep=None):
-    """Per sample, the mean of ``scored`` over the configurations best ``in_bag``; where
-    ``keep`` (bool per sample) holds, the first configuration of ``keep_rows``."""
+    """Per sample, the mean of ``scored`` over the configurations best ``in_bag``; with
+    ``keep = (kept, rows)``, the samples ``kept`` (bool per sample) choose the
+    configurations ``rows`` (bool per configuration) instead."""
     chosen = in_bag == in_bag.max(axis=1, keepdims=True)
     if keep is not None:
         kept, rows = keep

@@ -254,6 +254,12 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     return Selected(best.built, estimator, selection, rows, node_scores)
 
 
+def _vote_of(ranking):
+    """The leader read through its own views (the vote, :class:`~digraph_askls.kernels.
+    VoteKernel`), or None."""
+    return next((leader for leader in ranking.leaders if leader.merges is not None), None)
+
+
 def _reads_the_votes_walks(kernel):
     """Whether ``kernel`` is a walk kernel read through both views: the walks the vote
     (:class:`~digraph_askls.kernels.VoteKernel`) reads, read with more choices."""
@@ -277,7 +283,7 @@ def _prefer_vote(ranking, best, sample_folds, policy):
     """
     if best.score is None or not _reads_the_votes_walks(best.kernel):
         return best
-    vote = next((leader for leader in ranking.leaders if leader.merges is not None), None)
+    vote = _vote_of(ranking)
     if vote is None:
         return best
     lead = ranking.hits[best.index].astype(float) - ranking.hits[vote.index]
@@ -293,7 +299,7 @@ def _prefer_vote(ranking, best, sample_folds, policy):
 def _vote_rows(ranking):
     """The rows of ``ranking.judged_hits`` that are the vote's, and those of the walk
     kernels it is preferred to (:func:`_prefer_vote`); None without a vote."""
-    vote = next((leader for leader in ranking.leaders if leader.merges is not None), None)
+    vote = _vote_of(ranking)
     if vote is None or vote.score is None:
         return None
     rivals = [leader.index for leader in ranking.leaders
