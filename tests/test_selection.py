@@ -274,3 +274,45 @@ def test_the_race_scores_its_finalists_on_every_labelled_node_as_the_full_rankin
     # The estimate resamples the finalists' hits on every labelled node, as the final
     # choice was made: close to the exhaustive selection's, which chose the same way.
     assert abs(raced.selection_["accuracy"] - full.selection_["accuracy"]) < 0.03
+
+
+def test_above_the_decomposition_limit_the_race_scores_its_finalists_on_a_second_sample():
+    """With more labelled nodes than ``spectral_max_train`` the race's second round
+    scores the survivors on a stratified sample of that many, with the folds the
+    exhaustive ranking gives that sample: a finalist's score there is the exhaustive
+    ranking's, and the model, whose winner is then scored on every labelled node,
+    predicts."""
+    from digraph_askls.models.selection import SelectionPolicy
+
+    adjacency, labels, features, _ = graph_problem(seed=3, n=240)
+    known = np.where(np.random.default_rng(3).random(240) < 0.7, labels, -1)
+    m = int((known >= 0).sum())
+    policy = dict(spectral_max_train=100, few_labels_per_class=10)
+    raced = NodeClassifier(random_state=0, policy=SelectionPolicy(
+        racing_sample=40, racing_keep=2, **policy)).fit(adjacency, known, features=features)
+    full = NodeClassifier(random_state=0, policy=SelectionPolicy(
+        racing_sample=None, **policy)).fit(adjacency, known, features=features)
+    rows, reference = raced.cv_results_, full.cv_results_
+    assert m > 100
+    assert SelectionPolicy(racing_sample=40, **policy).races(240, m)
+    finalists = [i for i, size in enumerate(rows["scored_on"]) if size == 100]
+    assert 1 <= len(finalists) <= 2
+    assert set(rows["scored_on"]) == {40, 100}
+    compared = 0
+    for i in finalists:
+        if rows["engine"][i] == "walk":      # a walk kernel scores every node anyway
+            continue
+        j = next(j for j in range(len(reference["kernel"]))
+                 if repr(reference["kernel"][j]) == repr(rows["kernel"][i])
+                 and reference["gamma"][j] == rows["gamma"][i])
+        assert reference["scored_on"][j] == 100
+        assert rows["mean_test_score"][i] == pytest.approx(reference["mean_test_score"][j],
+                                                           abs=1e-9)
+        compared += 1
+    assert compared >= 1
+    best = max(finalists, key=lambda i: rows["mean_test_score"][i])
+    assert repr(raced.selection_["kernel"]) == repr(rows["kernel"][best])
+    low, high = raced.selection_["accuracy_interval"]
+    assert low <= raced.selection_["accuracy"] <= high
+    test = known < 0
+    assert np.mean(raced.predict(np.flatnonzero(test)) == labels[test]) > 0.6

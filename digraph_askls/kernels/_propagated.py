@@ -19,10 +19,14 @@ from digraph_askls.kernels._operator import KernelOperator
 
 __all__ = ["PropagatedFeatureKernel"]
 
-#: A multiply-add of a dense matrix product (BLAS) costs about a tenth of one of a sparse
-#: product on one core. Measured building 1,000 x 1,000 and 3,000 x 3,000 blocks of the
-#: attribute kernels of Squirrel, film and Chameleon both ways (one BLAS thread).
-DENSE_PRODUCT_SPEEDUP = 10.0
+#: A multiply-add of a dense matrix product (BLAS) costs about a twentieth of one of a
+#: sparse product on one core. Measured building the training blocks (1,625-5,000
+#: labelled nodes) of the two propagating attribute kernels of Cora, CiteSeer,
+#: Chameleon, Squirrel and film both ways (one BLAS thread): with this figure, and a
+#: symmetric block's product counted at half (BLAS forms ``U U^T`` as one triangle), the
+#: cheaper route is chosen on 9 of the 10 blocks; the tenth (Chameleon, 5 hops) is a tie
+#: in the count and costs 1.7 s instead of 0.7 s.
+DENSE_PRODUCT_SPEEDUP = 20.0
 #: A pass over an ``n x n`` dense block (an addition, a scaling) costs about five
 #: multiply-adds of a sparse product per entry: it is bound by memory (same measurement).
 DENSE_PASS_COST = 5.0
@@ -156,25 +160,69 @@ class PropagatedFeatureKernel(KernelOperator):
             norms = np.sqrt(np.asarray(block.multiply(block).sum(axis=1)).ravel()
                             if sparse.issparse(block) else np.einsum("ij,ij->i", block,
                                                                      block))
-            self._norms[(chain, side, hop)] = np.divide(
-                1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+            scales = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+            self._norms[(chain, side, hop)] = scales
+            if self.chains[chain][0] is self.chains[chain][1]:     # one operator, one scale
+                self._norms[(chain, 1 - side, hop)] = scales
 
     # ---- explicit maps --------------------------------------------------------------
     def _map_blocks(self, side, index):
         """The blocks of the source (0) or target (1) map on the nodes ``index``."""
+        for pair in self._map_pairs(((side, index),)):
+            yield pair[0]
+
+    def _map_pairs(self, wanted):
+        """For each block of the maps, its rows on each ``(side, index)`` of ``wanted``.
+
+        Every chain side is propagated once: where a chain's two sides are one operator
+        (a symmetric chain), both read the same propagated block, and the same index on
+        the same side is one array, not two equal ones.
+        """
         blocks = self._blocks()
-        own = self.features[index]
-        yield blocks[0][0] * (own.toarray() if sparse.issparse(own) else np.asarray(own))
+        yield self._rows_of(wanted, lambda side: self.features,
+                            lambda side, index, rows: blocks[0][0] * rows)
         for chain in range(len(self.chains)):
-            propagated = self._propagated(self._side(chain, side), self.hops)
-            next(propagated)                                   # hop 0: the features
-            for hop, full in enumerate(propagated, start=1):
-                block = np.asarray(full[index])
-                if self.renormalize:
-                    # The scales come from the block in hand, not a second propagation.
-                    self._keep_scales(chain, side, hop, full)
-                    block = block * self._norms[(chain, side, hop)][index][:, None]
-                yield blocks[1 + chain * self.hops + hop - 1][0] * block
+            steps = {}                 # one propagation per distinct operator of the chain
+            for side, _ in wanted:
+                step = self._side(chain, side)
+                steps.setdefault(id(step), (step, []))[1].append(side)
+            streams = {key: self._propagated(step, self.hops)
+                       for key, (step, _) in steps.items()}
+            for stream in streams.values():
+                next(stream)                                   # hop 0: the features
+            for hop in range(1, self.hops + 1):
+                full = {}
+                for key, (_, sides) in steps.items():
+                    block = next(streams[key])
+                    for side in sides:
+                        full[side] = block
+                        if self.renormalize:
+                            # The scales come from the block in hand, not a second
+                            # propagation.
+                            self._keep_scales(chain, side, hop, block)
+                weight = blocks[1 + chain * self.hops + hop - 1][0]
+
+                def scaled(side, index, rows, chain=chain, hop=hop, weight=weight):
+                    if self.renormalize:
+                        rows = rows * self._norms[(chain, side, hop)][index][:, None]
+                    return weight * rows
+                yield self._rows_of(wanted, full.__getitem__, scaled)
+
+    @staticmethod
+    def _rows_of(wanted, full_of, finish):
+        """``finish(side, index, full[index])`` (dense) for each ``(side, index)`` of
+        ``wanted``; a request for the rows of a block already read is that array again."""
+        out = []
+        for side, index in wanted:
+            full = full_of(side)
+            done = next((block for f, i, block in out
+                         if f is full and (i is index or np.array_equal(i, index))), None)
+            if done is None:
+                rows = full[index]
+                rows = rows.toarray() if sparse.issparse(rows) else np.asarray(rows)
+                done = finish(side, index, rows)
+            out.append((full, index, done))
+        return tuple(block for _, _, block in out)
 
     def factors(self):
         """The explicit maps ``(U, V)`` of the block, each (n_rows or n_cols, n_features)."""
@@ -227,8 +275,13 @@ class PropagatedFeatureKernel(KernelOperator):
         """
         n, d = self.features.shape
         steps_nnz = sum(left.nnz + right.nnz for left, right in self.chains)
-        through_maps = (self.rows.size * self.cols.size * self.n_features
-                        / DENSE_PRODUCT_SPEEDUP + steps_nnz * d * self.hops)
+        # The maps propagate each distinct operator once (a symmetric chain: one).
+        maps_nnz = sum(left.nnz + (0 if right is left else right.nnz)
+                       for left, right in self.chains)
+        product = self.rows.size * self.cols.size * self.n_features / DENSE_PRODUCT_SPEEDUP
+        if self.is_symmetric:
+            product /= 2                  # one triangle of U U^T (syrk)
+        through_maps = product + maps_nnz * d * self.hops
         if sparse.issparse(self.features):
             gram_of_features = self.features.nnz ** 2 / max(d, 1)
         else:
@@ -247,7 +300,7 @@ class PropagatedFeatureKernel(KernelOperator):
         if self._gram_is_cheaper():
             return self._through_gram()
         out = np.zeros(self.shape)
-        for left, right in zip(self._map_blocks(0, self.rows), self._map_blocks(1, self.cols)):
+        for left, right in self._map_pairs(((0, self.rows), (1, self.cols))):
             out += left @ right.T
         return out
 

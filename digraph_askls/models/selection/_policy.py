@@ -50,13 +50,12 @@ class SelectionPolicy:
         columns * steps * stored links`` below this (about a fifth of a second of steps
         on 2 cores), and at least two.
     racing_sample : int or None, default=500
-        With more than twice this many labelled nodes (and at most
-        ``spectral_max_train``, on a graph of at most ``large_graph`` nodes), the
-        candidates race
-        (:mod:`~._racing`): all are ranked on a stratified sample of this many labelled
-        nodes, and those the sample cannot tell from the best are scored again on all of
-        them. None ranks every candidate on every labelled node (up to
-        ``spectral_max_train``). On 12 development splits of Chameleon, Squirrel, Cora
+        With more than twice this many labelled nodes (on a graph of at most
+        ``large_graph`` nodes), the candidates race (:mod:`~._racing`): all are ranked
+        on a stratified sample of this many labelled nodes, and those the sample cannot
+        tell from the best are scored again on all of them (on a stratified sample of
+        ``spectral_max_train`` where there are more). None ranks every candidate on
+        every labelled node (up to ``spectral_max_train``). On 12 development splits of Chameleon, Squirrel, Cora
         and CiteSeer (1,625-4,160 labelled nodes) the race chose the kernel, gamma and
         merge of the exhaustive ranking every time, at 0.34-0.73 of its CPU time
         (``benchmarks/bench_racing.py``, ``docs/results/speed.md``).
@@ -94,12 +93,14 @@ class SelectionPolicy:
 
     def races(self, n_nodes, n_labelled):
         """Whether the candidates race (see ``racing_sample``) on a graph of ``n_nodes``
-        with ``n_labelled`` labelled nodes: more than twice ``racing_sample`` of them, at
-        most ``spectral_max_train`` (above it a survivor's decomposition on every labelled
-        node would cost more than the ranking it saves: film, 6,080 labelled nodes and
-        5,592 features), and a graph of at most ``large_graph`` nodes."""
+        with ``n_labelled`` labelled nodes: more than twice ``racing_sample`` of them on
+        a graph of at most ``large_graph`` nodes. Above ``spectral_max_train`` labelled
+        nodes the second round scores the survivors on a stratified sample of that many
+        (a decomposition of every labelled node would cost more than the ranking it
+        saves: film, 6,080 labelled nodes and 5,592 features) and the winner is then
+        scored on every labelled node, as where every candidate is ranked on that sample."""
         return (self.racing_sample is not None and n_labelled is not None
-                and 2 * self.racing_sample < n_labelled <= self.spectral_max_train
+                and 2 * self.racing_sample < n_labelled
                 and n_nodes <= self.large_graph)
 
 

@@ -60,42 +60,61 @@ def survivors(leaders, n_sample, keep):
     return [leader for leader in ranked if leader.score >= best - noise][:max(1, keep)]
 
 
-def rescore(leader, all_train, codes, folds, merges, settings, policy):
-    """A survivor scored on every labelled node, at each gamma of its grid.
+def rescore(leader, all_train, codes, folds, merges, settings, policy, positions=None):
+    """A survivor scored on every labelled node (or on those at ``positions``), at each
+    gamma of its grid.
 
     A walk kernel already scored every labelled node; any other is scored by
     :func:`~._engines.on_every_node`: one decomposition for every gamma where the block
     allows it, else a solve per fold at its sample-best gamma.
 
+    Parameters
+    ----------
+    leader : Scored
+    all_train, codes : ndarray of int
+        Every labelled node and its class code.
+    folds : list of ndarray
+        The folds of the nodes scored (of ``positions`` where given).
+    positions : ndarray of int, optional
+        Positions in ``all_train`` of the nodes the survivors are scored on: a second,
+        larger stratified sample where a decomposition of every labelled node would
+        cost too much (``policy.spectral_max_train``). None: all of them.
+
     Returns
     -------
     Scored
-        The survivor at its best gamma on every labelled node, with ``score`` its ranking
-        score there, ``oof`` and ``folds`` those of every labelled node.
+        The survivor at its best gamma, with ``score`` its ranking score on the nodes
+        scored, ``oof`` and ``folds`` those of the nodes scored (a walk kernel's: of
+        every labelled node, which it scored anyway).
     accuracy : float
         The held-out accuracy behind that score.
     hits : list of (float, ndarray of bool)
-        For each gamma scored, whether each stand-in of a merge predicts each labelled
-        node right, (n_stand_ins, m): what the estimate of the final choice resamples
+        For each gamma scored, whether each stand-in of a merge predicts each node scored
+        right, (n_stand_ins, m): what the estimate of the final choice resamples
         (:func:`~._estimate.selection_estimate`).
     """
     started = time.perf_counter()
+    scored_at = np.arange(codes.size) if positions is None else np.asarray(positions)
     if leader.engine == "walk":
         scored = [(leader.gamma, leader.oof, leader.engine)]
     else:
-        scored = on_every_node(leader.built, leader.gammas, leader.gamma, all_train, codes,
-                               folds, settings, policy)
+        scored = on_every_node(leader.built, leader.gammas, leader.gamma,
+                               all_train[scored_at], codes[scored_at], folds, settings,
+                               policy)
     best, accuracy, hits = None, None, []
     for gamma, oof, engine in scored:
-        score, held_out, _, _, every = ranking_score(oof.scores, codes, merges,
+        view_scores = oof.scores if engine != "walk" or positions is None \
+            else oof.scores[:, scored_at]
+        score, held_out, _, _, every = ranking_score(view_scores, codes[scored_at], merges,
                                                      return_predictions=True,
                                                      every_merge=True)
-        hits.append((float(gamma), np.array([np.argmax(p, axis=1) == codes for p in every])))
+        hits.append((float(gamma), np.array([np.argmax(p, axis=1) == codes[scored_at]
+                                             for p in every])))
         if best is None or score > best.score:
             best = replace(leader, gamma=float(gamma), score=score, oof=oof,
                            folds=leader.folds if engine == "walk" else folds,
                            engine=engine or "spectral")
             accuracy = held_out
-    logger.info("race: %r on every labelled node, gamma=%g: %.4f (%.2f s)", leader.kernel,
-                best.gamma, best.score, time.perf_counter() - started)
+    logger.info("race: %r on %d labelled nodes, gamma=%g: %.4f (%.2f s)", leader.kernel,
+                scored_at.size, best.gamma, best.score, time.perf_counter() - started)
     return best, accuracy, hits

@@ -190,15 +190,21 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     estimated_on = ranked
     # 5b. Ranked on a sample: the candidates it cannot tell apart race on every node.
     if best.score is not None and policy.races(adjacency.shape[0], codes.size):
-        finalists = [rescore(leader, train, codes, folds, leader.merges or merges, settings,
-                             policy)
+        # The second round: every labelled node, or, above spectral_max_train, a second
+        # stratified sample of that many (their decomposition is what it affords).
+        final = ranking_sample(codes, settings.random_state, policy.spectral_max_train)
+        final_folds = folds if final.size == codes.size else selection_folds(
+            codes, max_folds, settings.random_state, keys, final)[1]
+        positions = None if final.size == codes.size else final
+        finalists = [rescore(leader, train, codes, final_folds, leader.merges or merges,
+                             settings, policy, positions)
                      for leader in survivors(ranking.leaders, ranked.size,
                                              policy.racing_keep)]
         for finalist, accuracy, _ in finalists:
             row = _row_of(rows, finalist)
             rows["mean_test_score"][row] = finalist.score
             rows["cv_accuracy"][row] = accuracy
-            rows["scored_on"][row] = codes.size
+            rows["scored_on"][row] = final.size
         winner = max((finalist for finalist, _, _ in finalists),
                      key=lambda finalist: finalist.score)
         # Every row was ranked on the sample: a row of cv_results_ is a row of the hits.
@@ -213,8 +219,13 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
         judged_hits = np.vstack([hits for _, hits in judged])
         winner_rows = np.concatenate([np.full(len(hits), is_winner)
                                       for is_winner, hits in judged])
-        estimated_on = np.arange(codes.size)
+        estimated_on = final
         vote_rows = None
+        if positions is not None and best.engine != "walk":
+            # Scored on the second sample: the winner's folds on every labelled node.
+            oof, engine = winner_on_all(best.built, best.gamma, train, codes, folds,
+                                        settings, policy)
+            best = replace(best, oof=oof, folds=folds, engine=engine or best.engine)
     elif on_sample and best.engine != "walk":
         oof, engine = winner_on_all(best.built, best.gamma, train, codes, folds, settings,
                                     policy)
