@@ -113,10 +113,13 @@ class SpectralAsKLS:
                 values, vectors = np.linalg.eigh((K + K.T) / 2)
                 self.P = vectors
                 self.Q = vectors * np.where(values < 0, -1.0, 1.0)
+                # Q = P diag(+-1): Q diag(w) Q^T = P diag(w) P^T for any weights w.
+                self._signed_copy = True
                 self.s = np.abs(values)
             else:
                 self.P, self.s, Vh = np.linalg.svd(K)
                 self.Q = Vh.T
+                self._signed_copy = False
         self.n_train = m
 
     def _thin_svd(self, U, V):
@@ -127,6 +130,7 @@ class SpectralAsKLS:
             core_left, s, core_right = np.linalg.svd(Ru @ Rv.T)
         self.P = Qu @ core_left
         self.Q = Qv @ core_right.T
+        self._signed_copy = False
         self.s = s
         self.n_train = m
 

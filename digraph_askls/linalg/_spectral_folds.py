@@ -87,7 +87,10 @@ def _fold_scores(spectral, Y, gamma, folds):
         else:
             # (H^-1)_{JJ}, then the intercepts' rank-2 correction (H^-1 E)_J S^-1 (H^-1 E)_J^T.
             upper_left = (P * c_minus_g) @ P.T + g * np.eye(p)
-            lower_right = (Q * c_minus_g) @ Q.T + g * np.eye(p)
+            # A symmetric kernel's Q is P with signed columns: the same block (the sign
+            # products are exact, so the two are equal to the last bit).
+            lower_right = upper_left if getattr(spectral, "_signed_copy", False) \
+                else (Q * c_minus_g) @ Q.T + g * np.eye(p)
             off = (P * e) @ Q.T
             block = np.block([[upper_left, off], [off.T, lower_right]]) - Z @ S_inverse @ Z.T
             t = -_solve_symmetric(block, x_held, p)
