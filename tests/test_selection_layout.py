@@ -32,8 +32,11 @@ def test_the_policy_sets_the_thresholds():
         "SmoothedAttributeKernel"}
     few = default_kernels(100, False, labels_per_class=30)
     many = default_kernels(100, False, labels_per_class=30,
-                           policy=SelectionPolicy(few_labels_per_class=10))
+                           policy=SelectionPolicy(vote_labels_per_class=10))
     assert [type(kernel).__name__ for kernel in few if kernel not in many] == ["VoteKernel"]
+    # The vote's threshold is its own: 60 per class is not "few", yet the vote can be tried.
+    assert "VoteKernel" in [type(kernel).__name__ for kernel in default_kernels(
+        100, False, labels_per_class=60, policy=SelectionPolicy(vote_labels_per_class=100))]
     assert type(default_kernels(100, False, policy=SelectionPolicy(spectral_max_train=50))[-1]
                 ).__name__ == "WalkKernel"
 

@@ -76,7 +76,8 @@ def default_kernels(n_train, has_features, labels_per_class=None, n_nodes=None,
         ]
     if n_train <= policy.spectral_max_train and (n_nodes or 0) <= policy.large_graph:
         kernels.append(WalkKernel())
-        if few and not has_features:
+        if (not has_features and labels_per_class is not None
+                and labels_per_class <= policy.vote_labels_per_class):
             kernels.append(VoteKernel())
     else:
         # With many labelled nodes a labelled one is a few steps away, and on a large
