@@ -214,3 +214,56 @@ def test_dense_blocks_weigh_a_dense_product_below_the_steps_on_the_gram_matrix()
     few = rows[:40]
     block = K.restrict(few, few)
     np.testing.assert_allclose(block.to_dense(), block._through_gram(), atol=1e-12)
+
+
+@pytest.mark.parametrize("renormalize", [False, True])
+@pytest.mark.parametrize("propagation", ["undirected", "both", "directed"])
+def test_few_rows_are_pulled_and_equal_the_pushed_features(propagation, renormalize):
+    """A block of few rows of an attribute kernel with sparse features pulls its rows of
+    the propagated features (the rows of ``P^h``, then ``X``) instead of pushing every
+    node's features: the same block as dense features (which always push) give."""
+    A = random_digraph(n=120, density=0.05, seed=8)
+    X = sp.random(120, 300, density=0.02, random_state=5, format="csr")
+    X = X + sp.eye(120, 300, format="csr")              # no empty row
+    options = dict(hops=3, propagation=propagation, renormalize=renormalize)
+    pulled = get_attribute_kernel(A, X, **options)
+    pushed = get_attribute_kernel(A, X.toarray(), **options)
+    rows, cols = np.arange(0, 120, 7), np.arange(3, 120, 11)
+    block = pulled.restrict(rows, cols)
+    assert block._pulls(block.chains[0][0], np.union1d(rows, cols).size)
+    assert not pushed.restrict(rows, cols)._pulls(block.chains[0][0], 10)
+    np.testing.assert_allclose(block.to_dense(), pushed.restrict(rows, cols).to_dense(),
+                               atol=1e-12)
+    U, V = pulled.restrict(rows, rows).factors()
+    np.testing.assert_allclose(U @ V.T, pushed.restrict(rows, rows).to_dense(), atol=1e-12)
+
+
+def test_smoothed_kernel_pulls_few_rows_and_computes_every_map_once():
+    """The smoothed attribute kernel is the naive diffusion of unit-row features, with
+    unit rows; a block of few rows is pulled without computing every node's map, and
+    equals the block of the full map once that is computed."""
+    from digraph_askls.kernels import get_smoothed_attribute_kernel
+
+    A = random_digraph(n=150, density=0.04, seed=9)
+    X = sp.random(150, 400, density=0.02, random_state=6, format="csr")
+    X = X + sp.eye(150, 400, format="csr")
+    alpha, n_steps = 0.2, 6
+    K = get_smoothed_attribute_kernel(A, X, alpha=alpha, n_steps=n_steps)
+    links = ((A + A.T).toarray() > 0).astype(float)
+    np.fill_diagonal(links, 1.0)
+    scale = 1.0 / np.sqrt(links.sum(axis=1))
+    step = scale[:, None] * links * scale[None, :]
+    own = cosine_rows(X)
+    smoothed = own.copy()
+    for _ in range(n_steps):
+        smoothed = (1 - alpha) * step @ smoothed + alpha * own
+    expected = cosine_rows(sp.csr_matrix(smoothed))
+    rows = np.arange(0, 150, 9)
+    block = K.restrict(rows, rows)
+    assert K._map is None                                  # pulled: no full map yet
+    np.testing.assert_allclose(block.to_dense(), expected[rows] @ expected[rows].T,
+                               atol=1e-12)
+    np.testing.assert_allclose(K.source, expected, atol=1e-12)
+    assert K.source is K.target and K.is_symmetric
+    np.testing.assert_allclose(K.restrict(rows, rows).to_dense(), block.to_dense(),
+                               atol=1e-12)

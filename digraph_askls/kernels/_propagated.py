@@ -176,37 +176,76 @@ class PropagatedFeatureKernel(KernelOperator):
 
         Every chain side is propagated once: where a chain's two sides are one operator
         (a symmetric chain), both read the same propagated block, and the same index on
-        the same side is one array, not two equal ones.
+        the same side is one array, not two equal ones. Where few rows are wanted, they
+        are pulled (:meth:`_pulled`) rather than every node's features pushed.
         """
         blocks = self._blocks()
         yield self._rows_of(wanted, lambda side: self.features,
                             lambda side, index, rows: blocks[0][0] * rows)
+        union = np.unique(np.concatenate([np.asarray(index) for _, index in wanted]))
         for chain in range(len(self.chains)):
             steps = {}                 # one propagation per distinct operator of the chain
             for side, _ in wanted:
                 step = self._side(chain, side)
                 steps.setdefault(id(step), (step, []))[1].append(side)
-            streams = {key: self._propagated(step, self.hops)
-                       for key, (step, _) in steps.items()}
-            for stream in streams.values():
-                next(stream)                                   # hop 0: the features
+            streams = {}
+            for key, (step, sides) in steps.items():
+                if self._pulls(step, union.size):
+                    streams[key] = self._pulled(chain, sides[0], self.hops, union)
+                else:
+                    streams[key] = self._propagated(step, self.hops)
+                    next(streams[key])                         # hop 0: the features
             for hop in range(1, self.hops + 1):
                 full = {}
                 for key, (_, sides) in steps.items():
                     block = next(streams[key])
                     for side in sides:
                         full[side] = block
-                        if self.renormalize:
+                        if self.renormalize and not isinstance(block, _PulledRows):
                             # The scales come from the block in hand, not a second
                             # propagation.
                             self._keep_scales(chain, side, hop, block)
                 weight = blocks[1 + chain * self.hops + hop - 1][0]
 
-                def scaled(side, index, rows, chain=chain, hop=hop, weight=weight):
+                def scaled(side, index, rows, chain=chain, hop=hop, weight=weight,
+                           full=full):
                     if self.renormalize:
-                        rows = rows * self._norms[(chain, side, hop)][index][:, None]
+                        if isinstance(full[side], _PulledRows):
+                            rows = rows * _inverse_norms(rows)[:, None]
+                        else:
+                            rows = rows * self._norms[(chain, side, hop)][index][:, None]
                     return weight * rows
                 yield self._rows_of(wanted, full.__getitem__, scaled)
+
+    def _pulls(self, step, n_rows):
+        """Whether ``n_rows`` rows of the propagated features cost less pulled than
+        pushed, per hop, in multiply-adds of sparse products and passes over dense
+        entries (:data:`DENSE_PASS_COST`): pushing every node's features costs
+        ``nnz(P) d`` and a pass over the ``n x d`` block; pulling the rows costs
+        ``n_rows (nnz(P) + nnz(X))`` and a pass over ``n x n_rows``."""
+        if not sparse.issparse(self.features):
+            return False
+        n, d = self.features.shape
+        push = step.nnz * d + DENSE_PASS_COST * n * d
+        pull = n_rows * (step.nnz + self.features.nnz) + DENSE_PASS_COST * n * n_rows
+        return pull < push
+
+    def _pulled(self, chain, side, hops, union):
+        """Rows ``union`` of ``P^h X`` for ``h = 1..hops`` (:class:`_PulledRows`), through
+        the rows of ``P^h``: ``(P^h X)[union] = ((P^T)^h E)^T X`` with ``E`` the indicator
+        columns of ``union``, each hop a product of ``P^T`` with ``len(union)`` columns
+        instead of one with the ``d`` columns of ``X``."""
+        n = self.features.shape[0]
+        columns = np.zeros((n, union.size))
+        columns[union, np.arange(union.size)] = 1.0
+        transposes = self.__dict__.setdefault("_transposes", {})
+        if (chain, side) not in transposes:
+            transposes[(chain, side)] = sparse.csr_array(self._side(chain, side).T)
+        X_transposed = self.features.T
+        for _ in range(hops):
+            columns = threaded_product(transposes[(chain, side)], columns)
+            yield _PulledRows(np.ascontiguousarray(np.asarray(X_transposed @ columns).T),
+                              union)
 
     @staticmethod
     def _rows_of(wanted, full_of, finish):
@@ -364,3 +403,20 @@ class PropagatedFeatureKernel(KernelOperator):
         return PropagatedFeatureKernel(self.features, [(r, l) for l, r in self.chains],
                                        self.hops, self.self_weight, self.renormalize,
                                        self.cols, self.rows, dtype=self.dtype_of_steps)
+
+
+class _PulledRows:
+    """Some rows of a propagated block: row ``i`` of ``block`` is node ``union[i]``'s;
+    indexed by node, as the full block would be."""
+
+    def __init__(self, block, union):
+        self.block, self.union = block, union
+
+    def __getitem__(self, index):
+        return self.block[np.searchsorted(self.union, index)]
+
+
+def _inverse_norms(rows):
+    """``1 / ||row||`` of each row (0 for a zero row)."""
+    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+    return np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
