@@ -15,7 +15,8 @@ pass. :func:`select_kernel` runs its steps in order, one module each:
    solve per fold.
 5. **Ranking** (:mod:`~._ranking`): the held-out accuracy of cheap stand-ins of the
    merges ranks the candidates. Ranked on a sample of many labelled nodes, the
-   candidates that the sample cannot tell apart race on all of them (:mod:`~._racing`).
+   candidates that the sample cannot tell apart race on all of them, or on a sample of
+   ``spectral_max_train`` where there are more (:mod:`~._racing`).
 6. **The winner's merge** (:mod:`~._winner`): at the winner, each merge (mean of the
    views, joint stacker, their blend) is fitted on all folds but one and predicts the
    last; the merge of the best held-out accuracy is kept, and that accuracy is
@@ -188,7 +189,7 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     judged_hits, winner_rows = ranking.judged_hits, ranking.owners == best.index
     vote_rows = _vote_rows(ranking)
     estimated_on = ranked
-    # 5b. Ranked on a sample: the candidates it cannot tell apart race on every node.
+    # 5b. Ranked on a sample: the candidates it cannot tell apart race on more nodes.
     if best.score is not None and policy.races(adjacency.shape[0], codes.size):
         # The second round: every labelled node, or, above spectral_max_train, a second
         # stratified sample of that many (their decomposition is what it affords).
