@@ -267,3 +267,9 @@ def test_smoothed_kernel_pulls_few_rows_and_computes_every_map_once():
     assert K.source is K.target and K.is_symmetric
     np.testing.assert_allclose(K.restrict(rows, rows).to_dense(), block.to_dense(),
                                atol=1e-12)
+    mask = np.zeros(150, dtype=bool)
+    mask[rows] = True
+    fresh = get_smoothed_attribute_kernel(A, X, alpha=alpha, n_steps=n_steps)
+    np.testing.assert_allclose(fresh.restrict(mask, rows).to_dense(), block.to_dense(),
+                               atol=1e-12)
+    assert fresh._map is None

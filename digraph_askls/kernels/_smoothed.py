@@ -156,7 +156,8 @@ class SmoothedFeatureKernel(FactoredKernel):
 
     def restrict(self, rows, cols):
         """The block ``K[rows][:, cols]``, a factored kernel of the rows of the map."""
-        rows, cols = np.asarray(rows), np.asarray(cols)
+        rows, cols = (np.flatnonzero(index) if np.asarray(index).dtype == bool
+                      else np.asarray(index) for index in (rows, cols))
         union = np.unique(np.concatenate([rows.ravel(), cols.ravel()]))
         if not self._pulls(union.size):
             return super().restrict(rows, cols)
