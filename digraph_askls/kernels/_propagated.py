@@ -32,6 +32,21 @@ DENSE_PRODUCT_SPEEDUP = 20.0
 DENSE_PASS_COST = 5.0
 
 
+def pulling_is_cheaper(step, features, n_rows, steps, products_with_x):
+    """Whether ``n_rows`` rows of features propagated by ``steps`` products with the
+    one-step operator ``step`` cost less pulled (the rows of the operator's powers, then
+    ``products_with_x`` products with ``X``) than pushed (every node's ``d`` features
+    through the steps), in multiply-adds of sparse products and passes over dense entries
+    (:data:`DENSE_PASS_COST`). A column through one step costs ``nnz(P)`` and a pass over
+    ``n`` entries: pushing takes ``d`` columns, pulling ``n_rows`` of them and
+    ``n_rows nnz(X)`` per product with ``X``. Dense features are always pushed."""
+    if not sparse.issparse(features):
+        return False
+    n, d = features.shape
+    per_column = steps * (step.nnz + DENSE_PASS_COST * n)
+    return n_rows * per_column + products_with_x * n_rows * features.nnz < d * per_column
+
+
 class PropagatedFeatureKernel(KernelOperator):
     """``K = sum_b w_b^2 (L_b X)(R_b X)^T`` over the blocks, restricted to ``rows, cols``.
 
@@ -133,6 +148,13 @@ class PropagatedFeatureKernel(KernelOperator):
         """The one-step operator of a chain on a side (0: source, 1: target)."""
         return None if chain is None else self.chains[chain][side]
 
+    def _step_transposed(self, chain, side):
+        """``P^T`` of the one-step operator of a chain on a side, as CSR, made once."""
+        transposes = self.__dict__.setdefault("_transposes", {})
+        if (chain, side) not in transposes:
+            transposes[(chain, side)] = sparse.csr_array(self._side(chain, side).T)
+        return transposes[(chain, side)]
+
     def _propagated(self, step, hops):
         """``P^h X`` for ``h = 0..hops`` as dense arrays (one at a time)."""
         current = self.features
@@ -157,10 +179,8 @@ class PropagatedFeatureKernel(KernelOperator):
     def _keep_scales(self, chain, side, hop, block):
         """Cache ``1 / ||block_i||`` of a propagated block of all nodes."""
         if (chain, side, hop) not in self._norms:
-            norms = np.sqrt(np.asarray(block.multiply(block).sum(axis=1)).ravel()
-                            if sparse.issparse(block) else np.einsum("ij,ij->i", block,
-                                                                     block))
-            scales = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+            scales = (_inverse(np.sqrt(np.asarray(block.multiply(block).sum(axis=1)).ravel()))
+                      if sparse.issparse(block) else _inverse_norms(block))
             self._norms[(chain, side, hop)] = scales
             if self.chains[chain][0] is self.chains[chain][1]:     # one operator, one scale
                 self._norms[(chain, 1 - side, hop)] = scales
@@ -219,16 +239,8 @@ class PropagatedFeatureKernel(KernelOperator):
 
     def _pulls(self, step, n_rows):
         """Whether ``n_rows`` rows of the propagated features cost less pulled than
-        pushed, per hop, in multiply-adds of sparse products and passes over dense
-        entries (:data:`DENSE_PASS_COST`): pushing every node's features costs
-        ``nnz(P) d`` and a pass over the ``n x d`` block; pulling the rows costs
-        ``n_rows (nnz(P) + nnz(X))`` and a pass over ``n x n_rows``."""
-        if not sparse.issparse(self.features):
-            return False
-        n, d = self.features.shape
-        push = step.nnz * d + DENSE_PASS_COST * n * d
-        pull = n_rows * (step.nnz + self.features.nnz) + DENSE_PASS_COST * n * n_rows
-        return pull < push
+        pushed, hop by hop (one product with ``X`` per hop): :func:`pulling_is_cheaper`."""
+        return pulling_is_cheaper(step, self.features, n_rows, steps=1, products_with_x=1)
 
     def _pulled(self, chain, side, hops, union):
         """Rows ``union`` of ``P^h X`` for ``h = 1..hops`` (:class:`_PulledRows`), through
@@ -238,12 +250,9 @@ class PropagatedFeatureKernel(KernelOperator):
         n = self.features.shape[0]
         columns = np.zeros((n, union.size))
         columns[union, np.arange(union.size)] = 1.0
-        transposes = self.__dict__.setdefault("_transposes", {})
-        if (chain, side) not in transposes:
-            transposes[(chain, side)] = sparse.csr_array(self._side(chain, side).T)
         X_transposed = self.features.T
         for _ in range(hops):
-            columns = threaded_product(transposes[(chain, side)], columns)
+            columns = threaded_product(self._step_transposed(chain, side), columns)
             yield _PulledRows(np.ascontiguousarray(np.asarray(X_transposed @ columns).T),
                               union)
 
@@ -294,11 +303,8 @@ class PropagatedFeatureKernel(KernelOperator):
         scales = self._row_scales(chain, side, hops)
         current = full if scales is None else full * scales[:, None]
         if chain is not None:
-            transposes = self.__dict__.setdefault("_transposes", {})
-            if (chain, side) not in transposes:
-                transposes[(chain, side)] = sparse.csr_array(self._side(chain, side).T)
             for _ in range(hops):
-                current = threaded_product(transposes[(chain, side)], current)
+                current = threaded_product(self._step_transposed(chain, side), current)
         return current
 
     # ---- dense blocks ---------------------------------------------------------------
@@ -416,7 +422,11 @@ class _PulledRows:
         return self.block[np.searchsorted(self.union, index)]
 
 
-def _inverse_norms(rows):
-    """``1 / ||row||`` of each row (0 for a zero row)."""
-    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))
+def _inverse(norms):
+    """``1 / norm`` of each norm (0 for a zero norm)."""
     return np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+
+
+def _inverse_norms(rows):
+    """``1 / ||row||`` of each row of a dense array (0 for a zero row)."""
+    return _inverse(np.sqrt(np.einsum("ij,ij->i", rows, rows)))

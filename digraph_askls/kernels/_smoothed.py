@@ -25,6 +25,7 @@ from digraph_askls._memory import check_dense_allocation
 from digraph_askls.graph import get_adjacency
 from digraph_askls.graph._features import check_features
 from digraph_askls.kernels._factored import FactoredKernel
+from digraph_askls.kernels._propagated import pulling_is_cheaper
 
 __all__ = ["get_smoothed_attribute_kernel"]
 
@@ -134,14 +135,11 @@ class SmoothedFeatureKernel(FactoredKernel):
         return self.own.shape[1]
 
     def _pulls(self, n_rows):
-        """Whether ``n_rows`` rows cost less pulled than every node's map pushed, per
-        step: ``nnz(A_hat)`` multiply-adds and a pass over ``n`` entries per column,
-        ``d`` columns pushed against ``n_rows`` pulled (and one product with ``X``)."""
-        if self._map is not None or not sparse.issparse(self.own):
-            return False
-        n, d = self.own.shape
-        per_column = self.n_steps * (self.step.nnz + 5 * n)
-        return n_rows * per_column + n_rows * self.own.nnz < d * per_column
+        """Whether ``n_rows`` rows cost less pulled than every node's map pushed (one
+        product with ``X`` after the steps, :func:`~._propagated.pulling_is_cheaper`);
+        never once the map is computed."""
+        return self._map is None and pulling_is_cheaper(self.step, self.own, n_rows,
+                                                         self.n_steps, products_with_x=1)
 
     def _pulled(self, union):
         """Rows ``union`` of the map (unit rows)."""
