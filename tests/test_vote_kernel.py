@@ -17,8 +17,8 @@ from digraph_askls.models.selection._policy import DEFAULT_POLICY
 from digraph_askls.models.selection._select import _prefer_vote
 
 
-def sbm_problem(seed=0, n=300, n_classes=3, per_class=5):
-    adjacency, labels = make_directed_sbm(n, n_classes, 6, p_in=0.5, random_state=seed)
+def sbm_problem(seed=0, n=300, n_classes=3, per_class=5, p_in=0.5):
+    adjacency, labels = make_directed_sbm(n, n_classes, 6, p_in=p_in, random_state=seed)
     adjacency = sparse.csr_array(adjacency)
     rng = np.random.default_rng(seed)
     known = np.full(n, -1)
@@ -159,3 +159,53 @@ def test_the_estimate_chooses_as_the_rule_does():
     assert other == plain
     assert not _keeps_vote(counts, np.array([close, vote], dtype=float), 1,
                            np.array([False, False])).any()
+
+
+def silent_problem():
+    """Two communities (classes 0 and 1, class 1 labelled more often) and 40 isolated
+    nodes, 30 of class 0, four of them labelled (three of class 0)."""
+    adjacency, labels, known = sbm_problem(3, n=200, n_classes=2, per_class=6, p_in=0.9)
+    rng = np.random.default_rng(3)
+    extra = rng.choice(np.flatnonzero((labels == 1) & (known < 0)), 8, replace=False)
+    known[extra] = 1                       # 6 against 14: class 1 is the labelled majority
+    n = adjacency.shape[0] + 40
+    grown = sparse.csr_array((adjacency.data, adjacency.indices,
+                              np.r_[adjacency.indptr, np.full(40, adjacency.nnz)]),
+                             shape=(n, n))
+    isolated = np.arange(adjacency.shape[0], n)
+    labels = np.r_[labels, np.zeros(30, int), np.ones(10, int)]
+    known = np.r_[known, np.full(40, -1)]
+    known[isolated[[0, 1, 2, 30]]] = labels[isolated[[0, 1, 2, 30]]]
+    return grown, labels, known, isolated
+
+
+@pytest.mark.parametrize("kernel", [VoteKernel(), WalkKernel()])
+def test_nodes_no_walk_reaches_take_the_class_of_the_silent_labelled_nodes(kernel):
+    adjacency, labels, known, isolated = silent_problem()
+    assert np.bincount(known[known >= 0]).argmax() == 1
+    model = NodeClassifier(kernel=kernel, merge="target" if kernel == VoteKernel()
+                           else "average", random_state=0).fit(adjacency, known)
+    unlabelled = isolated[known[isolated] < 0]
+    # The labelled majority is class 1; the labelled isolated nodes are mostly class 0.
+    assert np.all(model.predict(unlabelled) == 0)
+    connected = np.flatnonzero(known[:isolated[0]] < 0)
+    assert np.mean(model.predict(connected) == labels[connected]) >= 0.85
+
+
+def test_held_out_silent_nodes_are_scored_by_the_other_silent_nodes():
+    from digraph_askls.models.selection._out_of_fold import (
+        _held_out_silent_priors, silent_prior)
+    rng = np.random.default_rng(0)
+    for n_classes in (2, 3, 5):
+        codes = rng.integers(0, n_classes, 40)
+        codes[:n_classes] = np.arange(n_classes)
+        silent = rng.random(40) < 0.3
+        held = _held_out_silent_priors(codes, silent)
+        for row, node in enumerate(np.flatnonzero(silent)):
+            others = silent.copy()
+            others[node] = False
+            np.testing.assert_allclose(held[row], silent_prior(codes, others))
+    # One silent node alone falls back on the labelled majority.
+    codes = np.array([0, 1, 1, 1])
+    only = np.array([True, False, False, False])
+    assert _held_out_silent_priors(codes, only)[0, 0] > 0      # binary: class 1

@@ -31,7 +31,8 @@ from .._training import label_columns
 from .._train_scores import NodeScores, joined_products
 from .._views import kernel_dot
 
-__all__ = ["OutOfFold", "solved_out_of_fold", "spectral_out_of_fold", "walk_out_of_fold"]
+__all__ = ["OutOfFold", "silent_prior", "solved_out_of_fold", "spectral_out_of_fold",
+           "walk_out_of_fold"]
 
 
 class OutOfFold(NamedTuple):
@@ -120,15 +121,60 @@ def walk_out_of_fold(train_kernel, codes, gamma, folds, *, rtol=1e-4, maxiter=No
     target /= len(folds)
     dual /= len(folds)
     # The intercepts stand in only where the views are silent (a node that no walk
-    # joins to a labelled node): there the more frequent class wins. Far below the
-    # scores' resolution, they move no other node.
-    shares = np.bincount(codes) / codes.size
-    prior = (2.0 * shares - 1.0) if k > 1 else np.array([2.0 * shares[1] - 1.0])
+    # joins to a labelled node): there the silent class prior wins (silent_prior). Far
+    # below the scores' resolution, they move no other node. A silent held-out node is
+    # scored the same way, by the prior of the other silent ones, so that the ranking
+    # and the estimate judge what the fitted model will do with such nodes.
+    silent = ~np.any(scores != 0, axis=(0, 2))
     spread = float(np.max(np.abs(scores))) if scores.size else 0.0
-    intercepts = np.tile(1e-9 * spread * prior, (2, 1))
+    intercepts = np.tile(1e-9 * spread * silent_prior(codes, silent), (2, 1))
+    scores[:, silent] = 1e-9 * spread * _held_out_silent_priors(codes, silent)
     return OutOfFold(scores, (intercepts, dual),
                      node_scores=NodeScores(source, target, intercepts),
                      result=solutions[0].result)
+
+
+def silent_prior(codes, silent):
+    """One-vs-rest intercepts (k,) that decide the nodes no walk joins to a labelled one.
+
+    Such a node has no evidence in the views: it takes the class most common among the
+    labelled nodes that were silent when held out (``silent``: no node of their fold's
+    training set reaches them), the labelled nodes most like it; without any, or between
+    equally common classes, the class most common among all labelled nodes. Isolated
+    nodes and small components often differ in class from the giant component: 170 of
+    polblogs' 266 isolated blogs are of its first class, against 758 of its 1,490.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> codes = np.array([0, 1, 1, 1, 0, 2])
+    >>> int(np.argmax(silent_prior(codes, np.zeros(6, bool))))
+    1
+    >>> int(np.argmax(silent_prior(codes, np.array([1, 0, 0, 0, 1, 0], bool))))
+    0
+    """
+    n_classes = int(codes.max()) + 1
+    score = 1e-3 * np.bincount(codes, minlength=n_classes) / codes.size
+    if np.any(silent):
+        score = score + np.bincount(codes[silent], minlength=n_classes) / silent.sum()
+    if n_classes == 2:
+        return np.array([score[1] - score[0]])
+    return score - score.mean()
+
+
+def _held_out_silent_priors(codes, silent):
+    """:func:`silent_prior` of each silent node, from the other silent nodes: (s, k)."""
+    n_classes = int(codes.max()) + 1
+    score = np.tile(1e-3 * np.bincount(codes, minlength=n_classes) / codes.size,
+                    (int(silent.sum()), 1))
+    others = silent.sum() - 1
+    if others > 0:
+        counts = np.bincount(codes[silent], minlength=n_classes) - np.eye(n_classes)[
+            codes[silent]]
+        score += counts / others
+    if n_classes == 2:
+        return score[:, 1:] - score[:, :1]
+    return score - score.mean(axis=1, keepdims=True)
 
 
 def solved_out_of_fold(train_kernel, codes, gamma, folds, **options):
