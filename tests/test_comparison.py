@@ -88,13 +88,15 @@ def test_the_default_runs_on_the_labelled_nodes(monkeypatch):
 
 
 PEERS = ["MLP", "GCN", "GAT", "APPNP", "GCNII", "GraphSAGE", "Dir-GNN", "SGC", "C&S",
-         "label propagation"]
+         "label propagation", "MagNet", "DiGCN"]
 
 
 @pytest.mark.parametrize("method", PEERS)
 def test_each_peer_searches_its_grid_and_refits(method, monkeypatch):
     pytest.importorskip("torch")
     pytest.importorskip("torch_geometric")
+    if method in ("MagNet", "DiGCN"):
+        pytest.importorskip("torch_geometric_signed_directed")
     import digraph_askls.experiments._comparison_peers as peers
 
     monkeypatch.setitem(peers.TRAINING, "max_epochs", 30)

@@ -59,7 +59,10 @@ COMPARISON_PROTOCOLS = {
 #: split's training nodes, as the published protocols train the networks).
 COMPARISON_METHODS = ("AsK-LS default", "AsK-LS default (train part)", "MLP", "GCN", "GAT",
                       "APPNP", "GCNII", "GraphSAGE", "Dir-GNN", "SGC", "C&S",
-                      "label propagation")
+                      "label propagation", "MagNet", "DiGCN")
+
+#: The peers of PyTorch Geometric Signed Directed.
+_SIGNED = ("MagNet", "DiGCN")
 
 #: Which accuracy of a peer the tables read, fixed before any run: the model of the best
 #: validation epoch, trained on the part of the labelled nodes it does not validate on (the
@@ -262,7 +265,8 @@ def run_comparison(cells_path, protocols=None, methods=COMPARISON_METHODS, seed=
     if any(not job[2].startswith("AsK-LS") for job in jobs):
         from ._gnn_models import import_torch
 
-        import_torch(signed=False)        # a clear ImportError before hours of cells
+        # A clear ImportError before hours of cells.
+        import_torch(signed=any(job[2] in _SIGNED for job in jobs))
     measured = 0
     bar = tqdm(total=len(jobs), desc="comparison cells", disable=not verbose)
     with open(path, "a") as out:

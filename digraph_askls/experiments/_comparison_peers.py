@@ -74,6 +74,16 @@ PEER_GRIDS = {
                                          dropout=[0.0], weight_decay=[0.0],
                                          lr=[0.005, 0.01]),
                 }},
+    # MagNet's authors search q in {0, 0.05, ..., 0.25}, 16 to 48 filters and K in {1, 2}
+    # (Zhang et al., NeurIPS 2021, appendix); here the two axes that move it most.
+    "MagNet": {"fixed": {"K": 1, "layers": 2, "lr": 0.005, "weight_decay": 5e-4,
+                         "dropout": 0.5},
+               "grid": _product(q=[0.0, 0.05, 0.1, 0.25], hidden=[16, 32])},
+    # DiGCN's defaults (Tong et al., NeurIPS 2020: hidden 64, lr 0.05, weight decay 1e-4,
+    # dropout 0.5, teleport 0.1), with the teleport and the regularisation searched.
+    "DiGCN": {"fixed": {"hidden": 64, "layers": 2, "lr": 0.05},
+              "grid": _product(alpha=[0.1, 0.2], weight_decay=[1e-4, 5e-4],
+                               dropout=[0.0, 0.5])},
     "C&S": {"fixed": {"lr": 0.01, "dropout": 0.0},
             "grid": _product(weight_decay=[5e-4, 0.0], correction_alpha=[0.5, 1.0],
                              smoothing_alpha=[0.5, 0.8])},

@@ -125,6 +125,27 @@ def _gcnii(config, n_features, n_classes):
     return DeepGCN()
 
 
+#: DiGCN's adjacencies by (nodes, teleport, dtype, links): each one is a dense
+#: eigendecomposition of the graph (O(n^3)), the same for every configuration and split.
+_APPR_CACHE = {}
+
+
+def _appr_adjacency(alpha, edges, n_nodes, dtype):
+    """``get_appr_directed_adj`` of PyTorch Geometric Signed Directed, computed once per
+    graph and teleport probability (the last few kept)."""
+    import hashlib
+
+    from torch_geometric_signed_directed.utils import get_appr_directed_adj
+
+    links = hashlib.sha1(edges.cpu().numpy().tobytes()).hexdigest()
+    key = (int(n_nodes), float(alpha), str(dtype), links)
+    if key not in _APPR_CACHE:
+        while len(_APPR_CACHE) >= 4:
+            _APPR_CACHE.pop(next(iter(_APPR_CACHE)))
+        _APPR_CACHE[key] = get_appr_directed_adj(alpha, edges, n_nodes, dtype)
+    return _APPR_CACHE[key]
+
+
 def build_model(method, config, features, adjacency, n_classes):
     """The model of ``method`` and the call that gives its scores on every node.
 
@@ -189,10 +210,8 @@ def build_model(method, config, features, adjacency, n_classes):
             label_dim=n_classes, activation=True, layer=layers, dropout=dropout, cached=True)
         return model, lambda: model(features, features, edges)
     if method == "DiGCN":
-        from torch_geometric_signed_directed.utils import get_appr_directed_adj
-
-        appr_edges, appr_weights = get_appr_directed_adj(config["alpha"], edges, n_nodes,
-                                                         features.dtype)
+        appr_edges, appr_weights = _appr_adjacency(config["alpha"], edges, n_nodes,
+                                                   features.dtype)
         model = directed.DiGCN_node_classification(num_features=n_features, hidden=hidden,
                                                    label_dim=n_classes, dropout=dropout)
         return model, lambda: model(features, appr_edges, appr_weights)
