@@ -54,7 +54,8 @@ def refit_scores(K, Y, gamma, folds, with_intercepts=True):
     return scores, mean_intercepts, mean_dual
 
 
-@pytest.mark.parametrize("engine", ["spectral dense", "spectral maps", "walk", "solved"])
+@pytest.mark.parametrize("engine", ["spectral dense", "spectral symmetric", "spectral maps",
+                                    "walk", "solved"])
 def test_out_of_fold_scores_of_every_engine_equal_refits_without_each_fold(engine):
     adjacency, labels, features, train = graph_problem()
     codes = labels[train]
@@ -70,13 +71,21 @@ def test_out_of_fold_scores_of_every_engine_equal_refits_without_each_fold(engin
         kernel = aslinearoperator(np.abs(rng.standard_normal((150, 150))) / 150)
         oof = solved_out_of_fold(restrict_kernel(kernel, train, train), codes, gamma, folds,
                                  solver="dense", rtol=1e-12)
+    elif engine == "spectral symmetric":
+        # A symmetric, indefinite block: the decomposition's Q is P with signed columns.
+        profile = LinkProfileKernel().make(adjacency, features).to_dense()
+        kernel = (profile + profile.T) / 2 - 1.2 * np.eye(150)
+        train_kernel = kernel[np.ix_(train, train)]
+        assert np.linalg.eigvalsh(train_kernel).min() < 0
+        oof = spectral_out_of_fold(decompose(train_kernel), codes, gamma, folds)
     else:
         recipe = (LinkProfileKernel() if engine == "spectral dense"
                   else AttributeKernel(hops=1, propagation="directed", dtype="float64"))
         kernel = recipe.make(adjacency, features)
         train_kernel = restrict_kernel(kernel, train, train)
         oof = spectral_out_of_fold(decompose(train_kernel), codes, gamma, folds)
-    dense = kernel.to_dense() if hasattr(kernel, "to_dense") else kernel @ np.eye(150)
+    dense = (kernel if isinstance(kernel, np.ndarray) else kernel.to_dense()
+             if hasattr(kernel, "to_dense") else kernel @ np.eye(150))
     K = dense[np.ix_(train, train)]
     scores, intercepts, dual = refit_scores(K, Y, gamma, folds, engine != "walk")
     np.testing.assert_allclose(oof.scores, scores, rtol=1e-7, atol=1e-9)
