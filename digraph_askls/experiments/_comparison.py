@@ -61,9 +61,6 @@ COMPARISON_METHODS = ("AsK-LS default", "AsK-LS default (train part)", "MLP", "G
                       "APPNP", "GCNII", "GraphSAGE", "Dir-GNN", "SGC", "C&S",
                       "label propagation", "MagNet", "DiGCN")
 
-#: The peers of PyTorch Geometric Signed Directed.
-_SIGNED = ("MagNet", "DiGCN")
-
 #: Which accuracy of a peer the tables read, fixed before any run: the model of the best
 #: validation epoch, trained on the part of the labelled nodes it does not validate on (the
 #: published protocols). The same configuration refit on all labelled nodes for that many
@@ -263,10 +260,10 @@ def run_comparison(cells_path, protocols=None, methods=COMPARISON_METHODS, seed=
     jobs = comparison_jobs(protocols, methods, seed, data_home, device, load_cells(path),
                            graphs)
     if any(not job[2].startswith("AsK-LS") for job in jobs):
-        from ._gnn_models import import_torch
+        from ._gnn_models import SIGNED_METHODS, import_torch
 
         # A clear ImportError before hours of cells.
-        import_torch(signed=any(job[2] in _SIGNED for job in jobs))
+        import_torch(signed=any(job[2] in SIGNED_METHODS for job in jobs))
     measured = 0
     bar = tqdm(total=len(jobs), desc="comparison cells", disable=not verbose)
     with open(path, "a") as out:

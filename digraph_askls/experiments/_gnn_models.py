@@ -15,9 +15,12 @@ import importlib
 import numpy as np
 from scipy import sparse
 
-__all__ = ["import_torch", "build_model"]
+__all__ = ["SIGNED_METHODS", "import_torch", "build_model"]
 
 _EXTRA = 'pip install "digraph-askls[gnn]"'
+
+#: The peers that need PyTorch Geometric Signed Directed.
+SIGNED_METHODS = ("MagNet", "DiGCN")
 
 
 def import_torch(signed=True):
@@ -168,7 +171,7 @@ def build_model(method, config, features, adjacency, n_classes):
         ``scores()`` runs the model on the whole graph and returns one row of class
         scores (logits or log-probabilities) per node.
     """
-    torch, pyg, _ = import_torch(signed=method in ("MagNet", "DiGCN"))
+    torch, pyg, _ = import_torch(signed=method in SIGNED_METHODS)
     from torch_geometric.utils import to_undirected
 
     n_nodes, n_features = features.shape
