@@ -157,9 +157,7 @@ def silent_prior(codes, silent):
     score = 1e-3 * np.bincount(codes, minlength=n_classes) / codes.size
     if np.any(silent):
         score = score + np.bincount(codes[silent], minlength=n_classes) / silent.sum()
-    if n_classes == 2:
-        return np.array([score[1] - score[0]])
-    return score - score.mean()
+    return _as_intercepts(score)
 
 
 def _held_out_silent_priors(codes, silent):
@@ -172,9 +170,15 @@ def _held_out_silent_priors(codes, silent):
         counts = np.bincount(codes[silent], minlength=n_classes) - np.eye(n_classes)[
             codes[silent]]
         score += counts / others
-    if n_classes == 2:
-        return score[:, 1:] - score[:, :1]
-    return score - score.mean(axis=1, keepdims=True)
+    return _as_intercepts(score)
+
+
+def _as_intercepts(score):
+    """Class scores (..., n_classes) as one-vs-rest intercepts of the same arg-max: the
+    one column of two classes, else the scores less their mean."""
+    if score.shape[-1] == 2:
+        return score[..., 1:] - score[..., :1]
+    return score - score.mean(axis=-1, keepdims=True)
 
 
 def solved_out_of_fold(train_kernel, codes, gamma, folds, **options):
