@@ -183,6 +183,51 @@ def test_cells_are_saved_one_by_one_and_a_rerun_measures_only_the_missing(shared
     assert {key[4] for key in cells} == set(range(10))
 
 
+def test_a_cell_measured_with_another_grid_is_measured_again_not_tabled(shared_datasets,
+                                                                         tmp_path):
+    pytest.importorskip("torch_geometric")
+    import digraph_askls.experiments._comparison_peers as peers
+
+    path = tmp_path / "cells.jsonl"
+    options = {"seed": 1, "data_home": shared_datasets, "verbose": False,
+               "graphs": ["texas"]}
+    comparison.run_comparison(path, ["fixed"], ["label propagation"], **options)
+    cells = [json.loads(line) for line in path.read_text().splitlines()]
+    assert not any(comparison.is_stale(cell) for cell in cells)
+    # Split 3 as a grid of another day would have chosen it.
+    old = dict(cells[3], config={**cells[3]["config"], "alpha": 0.3})
+    assert old["config"] not in peers.grid_of("label propagation", "texas")
+    with open(path, "a") as out:
+        out.write(json.dumps(old) + "\n")
+    assert comparison.is_stale(old)
+    assert (comparison._key(old) in comparison.load_cells(path, current=False)
+            and comparison._key(old) not in comparison.load_cells(path))
+    assert comparison.run_comparison(path, ["fixed"], ["label propagation"], **options) == 1
+    assert comparison._key(old) in comparison.load_cells(path)
+
+
+def test_gcnii_decays_its_convolutions_as_its_authors_do():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch_geometric")
+    import digraph_askls.experiments._comparison_peers as peers
+    from digraph_askls.experiments._gnn_models import build_model
+
+    graph = _tiny_graph()
+    config = peers.grid_of("GCNII", "tiny")[0]
+    model, _ = build_model("GCNII", config, torch.as_tensor(graph.features).float(),
+                           graph.adjacency, 3)
+    convs, linear = peers._weight_groups(model, config)
+    assert (convs["weight_decay"], linear["weight_decay"]) == (
+        config["conv_weight_decay"], config["weight_decay"]) == (0.01, 5e-4)
+    conv_ids = {id(parameter) for parameter in model.convs.parameters()}
+    assert {id(parameter) for parameter in convs["params"]} == conv_ids
+    assert ({id(parameter) for parameter in linear["params"]}
+            == {id(parameter) for parameter in model.parameters()} - conv_ids)
+    # A model without the key: one group, as before.
+    plain, = peers._weight_groups(model, {"weight_decay": 0.0})
+    assert plain["weight_decay"] == 0.0 and len(plain["params"]) == len(list(model.parameters()))
+
+
 def _cells(default, peer, name="GCN"):
     return [{"protocol": "60/40", "graph": "cora", "method": method, "split": split,
              "seed": 1, "accuracy": values[split], "seconds": 1.0}

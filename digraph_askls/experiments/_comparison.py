@@ -36,7 +36,7 @@ from ._cells import split_key
 from ._gnn import _stratified_share
 
 __all__ = ["COMPARISON_PROTOCOLS", "COMPARISON_METHODS", "DEVELOPMENT_SEED", "SEALED_SEED",
-           "HEADLINE", "comparison_tasks", "load_cells", "run_comparison"]
+           "HEADLINE", "comparison_tasks", "is_stale", "load_cells", "run_comparison"]
 
 logger = logging.getLogger(__name__)
 
@@ -130,8 +130,12 @@ def _key(cell):
             int(cell["split"]))
 
 
-def load_cells(path):
-    """The cells of a JSON-lines file, the last line of a key winning ({} if no file)."""
+def load_cells(path, current=True):
+    """The cells of a JSON-lines file, the last line of a key winning ({} if no file).
+
+    With ``current``, a peer's cell whose chosen configuration is not in that peer's grid
+    today (:func:`._comparison_peers.grid_of`) is left out: it was measured with another
+    grid, so it is measured again rather than mixed into the tables."""
     cells = {}
     path = Path(path)
     if path.exists():
@@ -139,7 +143,20 @@ def load_cells(path):
             if line.strip():
                 cell = json.loads(line)
                 cells[_key(cell)] = cell
+    if current:
+        cells = {key: cell for key, cell in cells.items() if not is_stale(cell)}
     return cells
+
+
+def is_stale(cell):
+    """Whether a peer's cell chose a configuration outside the peer's grid of today."""
+    if cell["method"].startswith("AsK-LS") or "config" not in cell:
+        return False
+    from ._comparison_peers import grid_of
+
+    # Through JSON, as the cell was saved: tuples become lists, and so on.
+    grid = json.loads(json.dumps(grid_of(cell["method"], cell["graph"]), default=float))
+    return cell["config"] not in grid
 
 
 def _run_askls(graph, protocol, method, task):

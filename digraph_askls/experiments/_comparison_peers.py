@@ -50,8 +50,15 @@ PEER_GRIDS = {
     "APPNP": {"fixed": {"K": 10, "hidden": 64, "lr": 0.01},
               "grid": _product(alpha=[0.1, 0.2], weight_decay=[5e-4, 0.0],
                                dropout=[0.0, 0.5])},
-    "GCNII": {"fixed": {"hidden": 64, "theta": 0.5, "lr": 0.01, "dropout": 0.6},
-              "grid": _product(layers=[8, 16], alpha=[0.1, 0.5], weight_decay=[5e-4, 0.0])},
+    # GCNII's authors (Chen et al., ICML 2020, semi-supervised settings): hidden 64, lambda
+    # (theta) 0.5, dropout 0.6, learning rate 0.01, and weight decay 0.01 on the
+    # convolutions but 5e-4 on the linear maps; without that split GCNII falls 0.05 below
+    # their Cora figure. Searched: depth, the initial residual alpha (0.1 on their
+    # citation graphs, larger on the heterophilous ones), the convolutions' decay.
+    "GCNII": {"fixed": {"hidden": 64, "theta": 0.5, "lr": 0.01, "dropout": 0.6,
+                        "weight_decay": 5e-4},
+              "grid": _product(layers=[8, 16], alpha=[0.1, 0.5],
+                               conv_weight_decay=[0.01, 5e-4])},
     "GraphSAGE": {"fixed": {"layers": 2},
                   "grid": _product(hidden=[16, 64], lr=[0.01], weight_decay=[5e-4, 0.0],
                                    dropout=[0.0, 0.5])},
@@ -123,6 +130,20 @@ class _Inputs:
         return self.torch.as_tensor(np.asarray(nodes, dtype=np.int64), device=self.device)
 
 
+def _weight_groups(model, config):
+    """The optimiser's parameter groups: ``weight_decay`` on every parameter, except the
+    propagation layers (``model.convs``) under ``conv_weight_decay`` where the config names
+    one (GCNII's authors decay its convolutions by 0.01 and its linear maps by 5e-4)."""
+    convs = getattr(model, "convs", None)
+    if "conv_weight_decay" not in config or convs is None:
+        return [{"params": list(model.parameters()), "weight_decay": config["weight_decay"]}]
+    inner = {id(parameter) for parameter in convs.parameters()}
+    return [{"params": list(convs.parameters()), "weight_decay": config["conv_weight_decay"]},
+            {"params": [parameter for parameter in model.parameters()
+                        if id(parameter) not in inner],
+             "weight_decay": config["weight_decay"]}]
+
+
 def _train(inputs, method, config, fit, valid, seed, epochs=None):
     """Train one network; returns (predictions at the best epoch, best epoch, epochs run,
     best validation accuracy, its loss, class probabilities at the best epoch).
@@ -140,8 +161,7 @@ def _train(inputs, method, config, fit, valid, seed, epochs=None):
     torch.manual_seed(seed)
     model, scores = build_model(method, config, inputs.x, inputs.adjacency, inputs.n_classes)
     model = model.to(inputs.device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=config["lr"],
-                                 weight_decay=config["weight_decay"])
+    optimizer = torch.optim.Adam(_weight_groups(model, config), lr=config["lr"])
     y = inputs.y
     last = epochs or TRAINING["max_epochs"]
     if epochs is None:
