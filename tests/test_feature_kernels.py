@@ -265,6 +265,9 @@ def test_smoothed_kernel_pulls_few_rows_and_computes_every_map_once():
                                atol=1e-12)
     np.testing.assert_allclose(K.source, expected, atol=1e-12)
     assert K.source is K.target and K.is_symmetric
+    # Dense attributes take the other branch of the diffusion: the same map.
+    dense = get_smoothed_attribute_kernel(A, X.toarray(), alpha=alpha, n_steps=n_steps)
+    np.testing.assert_allclose(dense.source, expected, atol=1e-12)
     np.testing.assert_allclose(K.restrict(rows, rows).to_dense(), block.to_dense(),
                                atol=1e-12)
     mask = np.zeros(150, dtype=bool)

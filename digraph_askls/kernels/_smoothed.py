@@ -118,15 +118,41 @@ class SmoothedFeatureKernel(FactoredKernel):
             check_dense_allocation((n, d), self.dtype_of_steps,
                                    what=f"the smoothed features ({n} nodes x {d} attributes)",
                                    remedy="reduce the attributes (e.g. a truncated SVD) first")
-            own = self.own.toarray() if sparse.issparse(self.own) else np.asarray(self.own)
-            own = own.astype(self.dtype_of_steps, copy=False)
-            smoothed = own.copy()
-            for _ in range(self.n_steps):
-                smoothed = (1.0 - self.alpha) * (self.step @ smoothed) + self.alpha * own
+            if sparse.issparse(self.own):
+                own = sparse.coo_array(self.own)
+                own.sum_duplicates()
+                teleport = (own.row, own.col, own.data)
+                start = own.toarray()
+            else:
+                start = np.asarray(self.own)
+                teleport = start
+            smoothed = self._diffuse(start.astype(self.dtype_of_steps), teleport)
             # Unit rows: a cosine kernel, whose scale (and so whose good gammas) does not
             # depend on how far the diffusion spread a node's features.
-            self._map = normalize(np.asarray(smoothed, dtype=np.float64), norm="l2")
+            self._map = normalize(np.asarray(smoothed, dtype=np.float64), norm="l2",
+                                  copy=False)
         return self._map
+
+    def _diffuse(self, start, teleport):
+        """``n_steps`` of ``Z <- (1 - alpha) A_hat Z + alpha T`` from ``Z = start`` (a dense
+        array, overwritten), ``T`` given as a dense array or as the (rows, columns, values)
+        of its nonzeros. One product and one in-place addition of ``T``'s nonzeros per
+        step, the ``1 - alpha`` folded into the step once: a dense ``T`` of sparse
+        attributes would cost three passes over ``Z`` per step."""
+        step = self.step * (1.0 - self.alpha)
+        if isinstance(teleport, tuple):
+            rows, cols, values = teleport
+            values = self.alpha * np.asarray(values, dtype=start.dtype)
+        else:
+            scaled = self.alpha * np.asarray(teleport, dtype=start.dtype)
+        smoothed = start
+        for _ in range(self.n_steps):
+            smoothed = step @ smoothed
+            if isinstance(teleport, tuple):
+                smoothed[rows, cols] += values         # canonical: no repeated (row, col)
+            else:
+                smoothed += scaled
+        return smoothed
 
     target = source
 
@@ -146,9 +172,8 @@ class SmoothedFeatureKernel(FactoredKernel):
         n = self.own.shape[0]
         indicator = np.zeros((n, union.size), dtype=self.dtype_of_steps)
         indicator[union, np.arange(union.size)] = 1.0
-        columns = indicator.copy()
-        for _ in range(self.n_steps):
-            columns = (1.0 - self.alpha) * (self.step @ columns) + self.alpha * indicator
+        columns = self._diffuse(indicator, (union, np.arange(union.size),
+                                            np.ones(union.size)))
         rows = np.asarray(self.own.T @ np.asarray(columns, dtype=np.float64)).T
         return normalize(np.ascontiguousarray(rows), norm="l2")
 
