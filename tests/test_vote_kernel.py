@@ -102,21 +102,68 @@ def test_the_vote_is_kept_unless_beaten_by_more_than_one_standard_error():
     close[28:31] = 1
     close[:2] = 0
     ranking, best, vote = _ranking(close, vote_hits)
-    kept = _prefer_vote(ranking, best, folds, DEFAULT_POLICY)
-    assert kept.kernel == VoteKernel() and kept.index == 1
+    kept, merged = _prefer_vote(ranking, best, folds, DEFAULT_POLICY)
+    assert kept.kernel == VoteKernel() and kept.index == 1 and merged == {}
     # Right on 10 more (and wrong on none the vote has right): a clear lead, kept.
     clear = vote_hits.copy()
     clear[28:38] = 1
     ranking, best, vote = _ranking(clear, vote_hits)
-    assert _prefer_vote(ranking, best, folds, DEFAULT_POLICY) is best
+    assert _prefer_vote(ranking, best, folds, DEFAULT_POLICY)[0] is best
     # Another family than the walks is chosen on its score: the rule does not weigh it.
     ranking, best, vote = _ranking(close, vote_hits)
-    other = replace(best, kernel=LinkProfileKernel())
+    other = replace(best, kernel=LinkProfileKernel(), index=5)
     assert _prefer_vote(ranking._replace(leaders=[other, vote]), other, folds,
-                        DEFAULT_POLICY) is other
+                        DEFAULT_POLICY)[0] is other
     # Without a vote among the leaders, nothing changes.
     ranking = ranking._replace(leaders=[best])
-    assert _prefer_vote(ranking, best, folds, DEFAULT_POLICY) is best
+    assert _prefer_vote(ranking, best, folds, DEFAULT_POLICY)[0] is best
+
+
+def test_the_rule_judges_through_the_merges_where_it_is_given_them():
+    """With a judge (the merges' held-out hits), the rule reads its hits, not the
+    stand-ins', whichever of the two the ranking put first."""
+    folds = [np.arange(0, 20), np.arange(20, 40)]
+    vote_hits = np.r_[np.ones(28), np.zeros(12)]
+    level = vote_hits.copy()                     # the stand-ins: the walk no better
+    ranking, best, vote = _ranking(level, vote_hits)
+    clear = vote_hits.copy()
+    clear[28:38] = 1                             # its merges: right on 10 more
+    judged = {0: clear, 1: vote_hits}
+    chosen, merged = _prefer_vote(ranking, best, folds, DEFAULT_POLICY,
+                                  judge=lambda leader: judged[leader.index])
+    assert chosen.index == 0 and isinstance(chosen.kernel, WalkKernel)
+    assert set(merged) == {0, 1} and np.array_equal(merged[0], clear)
+    # The ranking put the vote first: the merges still decide.
+    ranking_vote_first = ranking._replace(best=vote)
+    chosen, _ = _prefer_vote(ranking_vote_first, vote, folds, DEFAULT_POLICY,
+                             judge=lambda leader: judged[leader.index])
+    assert chosen.index == 0
+    # Through the merges within one standard error: the vote stays.
+    judged[0] = level
+    chosen, _ = _prefer_vote(ranking, best, folds, DEFAULT_POLICY,
+                             judge=lambda leader: judged[leader.index])
+    assert chosen.index == 1
+
+
+def test_a_directed_sbm_whose_classes_link_in_set_directions_keeps_the_walk_kernel():
+    """10 classes linking to one another in set directions, 8 labelled nodes per class:
+    the walk kernel's joint stacker reads the directions (0.96 on the other nodes), the
+    vote cannot (0.65); the ranking's stand-ins put them level, so the vote used to be
+    kept. Judged through the merges, the walk kernel is chosen on every fold draw."""
+    adjacency, labels = make_directed_sbm(1000, 10, 10, p_in=0.5, random_state=0)
+    rng = np.random.default_rng(0)
+    known = np.full(1000, -1)
+    for c in range(10):
+        known[rng.choice(np.flatnonzero(labels == c), 8, replace=False)] = c
+    test = np.flatnonzero(known < 0)
+    vote = NodeClassifier(kernel=VoteKernel(), merge="target", gamma=1e-5,
+                          random_state=0).fit(adjacency, known)
+    vote_accuracy = np.mean(vote.predict(test) == labels[test])
+    for seed in (0, 1):
+        model = NodeClassifier(random_state=seed).fit(adjacency, known)
+        assert isinstance(model.selection_["kernel"], WalkKernel)
+        assert not isinstance(model.selection_["kernel"], VoteKernel)
+        assert np.mean(model.predict(test) == labels[test]) >= vote_accuracy + 0.2
 
 
 def test_the_estimate_chooses_as_the_rule_does():
