@@ -122,11 +122,11 @@ class SmoothedFeatureKernel(FactoredKernel):
                 own = sparse.coo_array(self.own)
                 own.sum_duplicates()
                 teleport = (own.row, own.col, own.data)
-                start = own.toarray()
+                start = own.toarray().astype(self.dtype_of_steps, copy=False)
             else:
-                start = np.asarray(self.own)
-                teleport = start
-            smoothed = self._diffuse(start.astype(self.dtype_of_steps), teleport)
+                teleport = np.asarray(self.own)
+                start = teleport.astype(self.dtype_of_steps)       # a copy: normalised below
+            smoothed = self._diffuse(start, teleport)
             # Unit rows: a cosine kernel, whose scale (and so whose good gammas) does not
             # depend on how far the diffusion spread a node's features.
             self._map = normalize(np.asarray(smoothed, dtype=np.float64), norm="l2",
@@ -135,7 +135,7 @@ class SmoothedFeatureKernel(FactoredKernel):
 
     def _diffuse(self, start, teleport):
         """``n_steps`` of ``Z <- (1 - alpha) A_hat Z + alpha T`` from ``Z = start`` (a dense
-        array, overwritten), ``T`` given as a dense array or as the (rows, columns, values)
+        array, itself returned when ``n_steps`` is 0), ``T`` given as a dense array or as the (rows, columns, values)
         of its nonzeros. One product and one in-place addition of ``T``'s nonzeros per
         step, the ``1 - alpha`` folded into the step once: a dense ``T`` of sparse
         attributes would cost three passes over ``Z`` per step."""
