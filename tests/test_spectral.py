@@ -71,6 +71,34 @@ def test_leave_one_out_scores_equal_refits_without_the_sample(kind):
                                    rtol=1e-7, atol=1e-9)
 
 
+
+@pytest.mark.parametrize("kind", ["asymmetric", "symmetric", "low rank"])
+@pytest.mark.parametrize("batched", [True, False])
+def test_folds_of_unequal_sizes_equal_refits_without_each_fold(kind, batched, monkeypatch):
+    # Folds of one size are refitted as one stack (one batched solve); sizes 3, 4, 4 and 6
+    # make three stacks, and the low-rank kernel (rank 4 < fold size 6) takes the
+    # Woodbury route for its largest fold. Without SciPy's batched solve (before 1.15)
+    # the stack is solved one system at a time: the same numbers.
+    from digraph_askls.linalg import _spectral_folds
+    from digraph_askls.linalg._spectral_folds import spectral_fold_scores
+    monkeypatch.setattr(_spectral_folds, "_BATCHED_SOLVE", batched)
+    rng = np.random.default_rng(5)
+    m, gamma = 17, 0.2
+    K, spectral = kernels(kind, rng, m)
+    Y = np.where(rng.random((m, 2)) < 0.4, 1.0, -1.0)
+    order = rng.permutation(m)
+    folds = [np.sort(order[:3]), np.sort(order[3:7]), np.sort(order[7:11]),
+             np.sort(order[11:])]
+    scores, _ = spectral_fold_scores(spectral, Y, gamma, folds)
+    for held in folds:
+        keep = np.setdiff1d(np.arange(m), held)
+        system = AsKLSSystem(K[np.ix_(keep, keep)], gamma=gamma)
+        intercepts, dual = system.split(np.linalg.solve(system.to_dense(), system.rhs(Y[keep])))
+        np.testing.assert_allclose(scores[0, held], K[np.ix_(held, keep)] @ dual[1]
+                                   + intercepts[0], rtol=1e-7, atol=1e-9)
+        np.testing.assert_allclose(scores[1, held], K[np.ix_(keep, held)].T @ dual[0]
+                                   + intercepts[1], rtol=1e-7, atol=1e-9)
+
 def test_a_symmetric_kernel_gives_the_lssvm_proposition_2():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(30, 3))

@@ -24,10 +24,15 @@ fold's training set as they are.
 import warnings
 
 import numpy as np
+import scipy
 import scipy.linalg as sla
+from sklearn.utils.fixes import parse_version
 
 from ._dense import _one_blas_thread
 from ._result import SingularSystemError
+
+# SciPy solves stacks of systems in one call from 1.15 on (one LAPACK call per system).
+_BATCHED_SOLVE = parse_version(scipy.__version__) >= parse_version("1.15")
 
 __all__ = ["spectral_fold_scores"]
 
@@ -77,28 +82,46 @@ def _fold_scores(spectral, Y, gamma, folds):
     scores = np.empty((2, m, k))
     shift = np.zeros((2, m, k))
     rank = spectral.rank
-    for held in folds:
-        p = held.size
+    signed_copy = getattr(spectral, "_signed_copy", False)
+    # Folds of one size are refitted together: their blocks stacked, one batched product
+    # per term and one batched solve, the same LAPACK call on every fold as one at a time
+    # (so the same numbers), without the Python work of many small calls.
+    for held in _same_size_groups(folds):
+        p = held.shape[1]
         P, Q = spectral.P[held], spectral.Q[held]
-        Z = np.vstack([ZEa[held], ZEb[held]])
-        x_held = np.vstack([dual[0][held], dual[1][held]])
+        Z = np.concatenate([ZEa[held], ZEb[held]], axis=1)
+        x_held = np.concatenate([dual[0][held], dual[1][held]], axis=1)
         if 2 * rank + 2 < 2 * p:
-            t = -_solve_low_rank(coefficients, P, Q, Z, S_inverse, x_held)
+            t = -np.stack([_solve_low_rank(coefficients, P[i], Q[i], Z[i], S_inverse,
+                                           x_held[i]) for i in range(len(held))])
         else:
             # (H^-1)_{JJ}, then the intercepts' rank-2 correction (H^-1 E)_J S^-1 (H^-1 E)_J^T.
-            upper_left = (P * c_minus_g) @ P.T + g * np.eye(p)
+            identity = g * np.eye(p)
+            upper_left = (P * c_minus_g) @ P.transpose(0, 2, 1) + identity
             # A symmetric kernel's Q is P with signed columns: the same block (the sign
             # products are exact, so the two are equal to the last bit).
-            lower_right = upper_left if getattr(spectral, "_signed_copy", False) \
-                else (Q * c_minus_g) @ Q.T + g * np.eye(p)
-            off = (P * e) @ Q.T
-            block = np.block([[upper_left, off], [off.T, lower_right]]) - Z @ S_inverse @ Z.T
+            lower_right = upper_left if signed_copy \
+                else (Q * c_minus_g) @ Q.transpose(0, 2, 1) + identity
+            off = (P * e) @ Q.transpose(0, 2, 1)
+            block = np.empty((len(held), 2 * p, 2 * p))
+            block[:, :p, :p], block[:, :p, p:] = upper_left, off
+            block[:, p:, :p], block[:, p:, p:] = off.transpose(0, 2, 1), lower_right
+            block -= Z @ S_inverse @ Z.transpose(0, 2, 1)
             t = -_solve_symmetric(block, x_held, p)
-        shift[0, held], shift[1, held] = t[:p], t[p:]
-        scores[0, held], scores[1, held] = Y[held] + t[:p], Y[held] + t[p:]
+        for i, rows in enumerate(held):
+            shift[0, rows], shift[1, rows] = t[i, :p], t[i, p:]
+            scores[0, rows], scores[1, rows] = Y[rows] + t[i, :p], Y[rows] + t[i, p:]
     _, extra_intercepts, extra_dual = spectral._solve_rhs(
         coefficients, shift[0] / len(folds), shift[1] / len(folds), keep=False)
     return scores, (intercepts + extra_intercepts, dual + extra_dual)
+
+
+def _same_size_groups(folds):
+    """The folds as (n_folds_of_that_size, size) index arrays, one per size, in order."""
+    sizes = {}
+    for held in folds:
+        sizes.setdefault(len(held), []).append(np.asarray(held))
+    return [np.stack(group) for group in sizes.values()]
 
 
 def _solve_low_rank(coefficients, P, Q, Z, S_inverse, rhs):
@@ -132,10 +155,13 @@ def _solve_low_rank(coefficients, P, Q, Z, S_inverse, rhs):
 
 
 def _solve_symmetric(block, rhs, p):
+    """``block^-1 rhs`` for a stack of symmetric blocks (n, 2p, 2p) and rhs (n, 2p, k)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", sla.LinAlgWarning)
         try:
-            return sla.solve(block, rhs, assume_a="sym")
+            if _BATCHED_SOLVE:
+                return sla.solve(block, rhs, assume_a="sym")
+            return np.stack([sla.solve(b, r, assume_a="sym") for b, r in zip(block, rhs)])
         except (np.linalg.LinAlgError, sla.LinAlgError, sla.LinAlgWarning):
             raise SingularSystemError(
                 f"the system of a fold is singular: leaving {p} training samples out "
