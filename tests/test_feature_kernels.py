@@ -238,11 +238,18 @@ def test_few_rows_are_pulled_and_equal_the_pushed_features(propagation, renormal
     np.testing.assert_allclose(U @ V.T, pushed.restrict(rows, rows).to_dense(), atol=1e-12)
 
 
-def test_smoothed_kernel_pulls_few_rows_and_computes_every_map_once():
+@pytest.mark.parametrize("block_bytes", [None, 150 * 8 * 7])
+def test_smoothed_kernel_pulls_few_rows_and_computes_every_map_once(block_bytes, monkeypatch):
     """The smoothed attribute kernel is the naive diffusion of unit-row features, with
     unit rows; a block of few rows is pulled without computing every node's map, and
-    equals the block of the full map once that is computed."""
-    from digraph_askls.kernels import get_smoothed_attribute_kernel
+    equals the block of the full map once that is computed. With ``block_bytes`` the
+    columns are diffused 7 at a time (400 attributes: 57 blocks and one of 1; the 17
+    pulled rows: 7, 7 and 3), else all at once."""
+    from digraph_askls.kernels import _smoothed, get_smoothed_attribute_kernel
+
+    if block_bytes is not None:
+        monkeypatch.setattr(_smoothed, "_BLOCK_BYTES", block_bytes)
+    assert _smoothed._block_width(150, 8, 400) == (7 if block_bytes else 400)
 
     A = random_digraph(n=150, density=0.04, seed=9)
     X = sp.random(150, 400, density=0.02, random_state=6, format="csr")

