@@ -213,3 +213,52 @@ def test_walk_holds_the_graph_values_and_one_transpose(small_graph):
     assert np.shares_memory(links.backward.indices, small_graph.indices)
     assert links.forward.data.dtype == links.backward.data.dtype == np.float32
     assert links.nbytes < small_graph.data.nbytes + 2 * small_graph.indices.nbytes + 4096
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_products_in_blocks_of_columns_equal_one_product(dtype, n_threads, layout,
+                                                         monkeypatch):
+    # threaded_product goes through a wide factor in blocks of columns (here 16 of 100:
+    # 6 blocks and one of 4) where each of its rows is read many times or it is not
+    # C-contiguous; every entry is the same sum, in the same order, as SciPy's product.
+    from scipy import sparse
+
+    from digraph_askls.kernels import _hops
+
+    monkeypatch.setattr(_hops, "PRODUCT_BLOCK_BYTES", 1)
+    monkeypatch.setattr(_hops.LinkProducts, "min_nnz", 0)
+    rng = np.random.default_rng(7)
+    matrix = sparse.random(90, 80, density=0.2, random_state=3, format="csr", dtype=dtype)
+    assert matrix.nnz >= _hops.BLOCK_REUSE * 80
+    X = rng.standard_normal((80, 100)).astype(dtype)
+    if layout == "transposed":
+        X = np.ascontiguousarray(X.T).T
+    assert _hops.block_width(80, X.itemsize, 100) == 16
+    product = _hops.threaded_product(matrix, X, n_threads=n_threads)
+    np.testing.assert_array_equal(product, matrix @ X)
+    assert product.dtype == (matrix @ X).dtype
+
+
+def test_feature_gram_by_dense_blocks_equals_the_sparse_product(monkeypatch):
+    # Both routes of the attribute kernels' Gram matrix give the same numbers; the rule
+    # sends skewed columns (a few frequent attributes) to the dense blocks.
+    from scipy import sparse
+
+    from digraph_askls.kernels import _hops, _propagated
+
+    monkeypatch.setattr(_hops, "PRODUCT_BLOCK_BYTES", 1)
+    rng = np.random.default_rng(8)
+    X = sparse.csr_array(sparse.hstack([rng.random((70, 3)),     # three attributes on
+                                        sparse.random(70, 37, density=0.05,  # every node
+                                                      random_state=4)]))
+    counts = np.bincount(X.indices, minlength=40).astype(float)
+    assert X.nnz * 70 < 32 * np.sum(counts ** 2)          # the dense blocks' route
+    np.testing.assert_array_equal(_propagated._gram(X), (X @ X.T).toarray())
+    even = sparse.csr_array(sparse.eye(70, 40) + sparse.eye(70, 40, k=-30))
+    counts = np.bincount(even.indices, minlength=40).astype(float)
+    assert even.nnz * 70 >= 32 * np.sum(counts ** 2)     # the sparse product's route
+    np.testing.assert_array_equal(_propagated._gram(even), (even @ even.T).toarray())
+    dense = rng.random((20, 6))
+    np.testing.assert_array_equal(_propagated._gram(dense), dense @ dense.T)

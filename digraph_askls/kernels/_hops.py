@@ -17,7 +17,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse import _sparsetools
 
-__all__ = ["LinkProducts", "default_n_threads", "threaded_product"]
+__all__ = ["LinkProducts", "block_width", "default_n_threads", "threaded_product"]
 
 
 def default_n_threads():
@@ -160,11 +160,39 @@ class LinkProducts:
         self.run(lambda lo, hi: self.add_rows(lo, hi, out, X, Y))
 
 
+#: Bytes of one block of columns of a wide dense factor in :func:`threaded_product`.
+PRODUCT_BLOCK_BYTES = 4 << 20
+
+#: Stored entries per row of the dense factor from which :func:`threaded_product` goes
+#: through it in blocks of columns: below, each row is read a few times only and the
+#: blocks' copies cost more than the cache saves (CiteSeer's links, 3.7 per row).
+BLOCK_REUSE = 8
+
+
+def block_width(n_rows, itemsize, n_columns, block_bytes=None, min_width=16):
+    """Columns per block of an ``n_rows``-row dense factor: about ``block_bytes``
+    (default :data:`PRODUCT_BLOCK_BYTES`), at least ``min_width`` (fewer would read the
+    sparse matrix once per few columns), at most ``n_columns``.
+
+    >>> block_width(3312, 8, 3703), block_width(100_000, 8, 128), block_width(50, 8, 10)
+    (158, 16, 10)
+    """
+    block_bytes = PRODUCT_BLOCK_BYTES if block_bytes is None else block_bytes
+    return int(min(n_columns, max(min_width, block_bytes // max(1, n_rows * itemsize))))
+
+
 def threaded_product(matrix, X, n_threads=None):
     """``matrix @ X`` for a CSR matrix and a dense block, in threads over row blocks.
 
     Each row is summed by the same loop as SciPy's product, so the result is the same
     to the last bit; below :attr:`LinkProducts.min_nnz` stored entries it is SciPy's.
+    A wide ``X`` whose rows the product reads many times (at least
+    :data:`BLOCK_REUSE` stored entries per row of ``X``), or that is not C-contiguous,
+    goes through in blocks of columns (:func:`block_width`): the rows of a block stay in
+    cache between their reads, where all the columns at once read whole rows of ``X``
+    from memory for every stored entry (and copy a transposed ``X`` whole first). One
+    core: Squirrel's attributes propagated over its links, a block of 2,000 labelled
+    nodes, 4.4 s -> 3.0 s; the same numbers.
 
     Examples
     --------
@@ -176,6 +204,21 @@ def threaded_product(matrix, X, n_threads=None):
            [3.]])
     """
     X = np.asarray(X)
+    if sparse.issparse(matrix) and matrix.format == "csr" and X.ndim == 2 and (
+            matrix.nnz >= BLOCK_REUSE * X.shape[0] or not X.flags.c_contiguous):
+        width = block_width(X.shape[0], X.dtype.itemsize, X.shape[1])
+        if width < X.shape[1]:
+            out = np.empty((matrix.shape[0], X.shape[1]),
+                           dtype=np.result_type(matrix.dtype, X.dtype))
+            for first in range(0, X.shape[1], width):
+                out[:, first:first + width] = _rows_product(
+                    matrix, np.ascontiguousarray(X[:, first:first + width]), n_threads)
+            return out
+    return _rows_product(matrix, X, n_threads)
+
+
+def _rows_product(matrix, X, n_threads):
+    """:func:`threaded_product` on all the columns of ``X`` at once."""
     n_threads = default_n_threads() if n_threads is None else int(n_threads)
     if (not sparse.issparse(matrix) or matrix.format != "csr" or X.ndim != 2
             or n_threads <= 1 or matrix.nnz < LinkProducts.min_nnz):

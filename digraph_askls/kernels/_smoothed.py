@@ -25,6 +25,7 @@ from digraph_askls._memory import check_dense_allocation
 from digraph_askls.graph import get_adjacency
 from digraph_askls.graph._features import check_features
 from digraph_askls.kernels._factored import FactoredKernel
+from digraph_askls.kernels._hops import block_width
 from digraph_askls.kernels._propagated import pulling_is_cheaper
 
 __all__ = ["get_smoothed_attribute_kernel"]
@@ -39,7 +40,7 @@ def _block_width(n_rows, itemsize, n_columns):
     """Columns per block of :meth:`SmoothedFeatureKernel._diffuse`: about
     ``_BLOCK_BYTES`` of ``n_rows`` rows, at least 4 (fewer would read the graph once per
     column and step), at most ``n_columns``."""
-    return int(min(n_columns, max(4, _BLOCK_BYTES // max(1, n_rows * itemsize))))
+    return block_width(n_rows, itemsize, n_columns, _BLOCK_BYTES, min_width=4)
 
 
 def normalized_undirected(adjacency):
