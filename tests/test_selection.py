@@ -17,7 +17,8 @@ from digraph_askls.linalg import AsKLSSystem
 from digraph_askls.models._training import decompose, label_columns
 from digraph_askls.models._folds import coarsen_folds, make_folds
 from digraph_askls.models.selection._folds import node_keys
-from digraph_askls.models.selection._out_of_fold import (solved_out_of_fold,
+from digraph_askls.models.selection._out_of_fold import (cholesky_out_of_fold,
+                                                         solved_out_of_fold,
                                                          spectral_out_of_fold,
                                                          walk_out_of_fold)
 from digraph_askls.models.selection._winner import merge_probabilities
@@ -55,7 +56,7 @@ def refit_scores(K, Y, gamma, folds, with_intercepts=True):
 
 
 @pytest.mark.parametrize("engine", ["spectral dense", "spectral symmetric", "spectral maps",
-                                    "walk", "solved"])
+                                    "walk", "solved", "cholesky", "tridiagonal"])
 def test_out_of_fold_scores_of_every_engine_equal_refits_without_each_fold(engine):
     adjacency, labels, features, train = graph_problem()
     codes = labels[train]
@@ -71,6 +72,19 @@ def test_out_of_fold_scores_of_every_engine_equal_refits_without_each_fold(engin
         kernel = aslinearoperator(np.abs(rng.standard_normal((150, 150))) / 150)
         oof = solved_out_of_fold(restrict_kernel(kernel, train, train), codes, gamma, folds,
                                  solver="dense", rtol=1e-12)
+    elif engine == "cholesky":
+        # A symmetric positive semi-definite block: the LS-SVM of Proposition 2.
+        profile = LinkProfileKernel().make(adjacency, features).to_dense()
+        kernel = profile @ profile.T
+        oof = cholesky_out_of_fold(kernel[np.ix_(train, train)], codes, gamma, folds)
+        assert oof.result.solver == "cholesky"
+    elif engine == "tridiagonal":
+        # A symmetric, indefinite block decomposed for the selection's folds.
+        profile = LinkProfileKernel().make(adjacency, features).to_dense()
+        kernel = (profile + profile.T) / 2 - 1.2 * np.eye(150)
+        decomposition = decompose(kernel[np.ix_(train, train)], for_folds=True)
+        assert type(decomposition).__name__ == "TridiagonalLSSVM"
+        oof = spectral_out_of_fold(decomposition, codes, gamma, folds)
     elif engine == "spectral symmetric":
         # A symmetric, indefinite block: the decomposition's Q is P with signed columns.
         profile = LinkProfileKernel().make(adjacency, features).to_dense()
@@ -286,11 +300,10 @@ def test_the_race_scores_its_finalists_on_every_labelled_node_as_the_full_rankin
 
 
 def test_above_the_decomposition_limit_the_race_scores_its_finalists_on_a_second_sample():
-    """With more labelled nodes than ``spectral_max_train`` the race's second round
-    scores the survivors on a stratified sample of that many, with the folds the
-    exhaustive ranking gives that sample: a finalist's score there is the exhaustive
-    ranking's, and the model, whose winner is then scored on every labelled node,
-    predicts."""
+    """With more labelled nodes than ``spectral_max_train`` the race's second round scores the survivors on a stratified sample of that many, with
+    the folds the exhaustive ranking gives that sample: a finalist's score there is the
+    exhaustive ranking's, and the model, whose winner is then scored on every labelled
+    node, predicts."""
     from digraph_askls.models.selection import SelectionPolicy
 
     adjacency, labels, features, _ = graph_problem(seed=3, n=240)
@@ -325,3 +338,36 @@ def test_above_the_decomposition_limit_the_race_scores_its_finalists_on_a_second
     assert low <= raced.selection_["accuracy"] <= high
     test = known < 0
     assert np.mean(raced.predict(np.flatnonzero(test)) == labels[test]) > 0.6
+
+
+def test_a_winner_at_one_gamma_is_scored_by_a_factorisation_where_its_block_is_symmetric():
+    """On every labelled node at its one gamma, a symmetric positive definite block is
+    scored by one Cholesky factorisation (:func:`cholesky_out_of_fold`), with the
+    numbers the decomposition gives; an asymmetric block, or a symmetric one that is not
+    positive definite at that gamma, is decomposed as before."""
+    from digraph_askls.models.selection import FitSettings, SelectionPolicy
+    from digraph_askls.models.selection._engines import on_every_node
+
+    adjacency, labels, features, train = graph_problem()
+    codes = labels[train]
+    folds = make_folds(codes, 5, random_state=0)
+    profile = LinkProfileKernel().make(adjacency, features).to_dense()
+    symmetric = profile @ profile.T
+    indefinite = -symmetric            # K + I/gamma has eigenvalues of both signs
+    asymmetric = symmetric + 0.05 * np.random.default_rng(0).random((150, 150))
+    settings, policy = FitSettings(), SelectionPolicy()
+    for kernel, gamma, solver in [(symmetric, 0.5, "cholesky"), (asymmetric, 0.5, "spectral"),
+                                  (indefinite, 5.0, "spectral")]:
+        (scored_gamma, oof, engine), = on_every_node(kernel, (gamma,), gamma, train, codes,
+                                                     folds, settings, policy)
+        assert scored_gamma == gamma and engine is None
+        assert oof.result.solver == solver
+        reference = spectral_out_of_fold(decompose(kernel[np.ix_(train, train)]), codes,
+                                         gamma, folds)
+        np.testing.assert_allclose(oof.scores, reference.scores, rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(oof.mean_model[1], reference.mean_model[1], rtol=1e-9,
+                                   atol=1e-11)
+        np.testing.assert_allclose(oof.full_model[1], reference.full_model[1], rtol=1e-9,
+                                   atol=1e-11)
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        cholesky_out_of_fold(indefinite[np.ix_(train, train)], codes, 5.0, folds)

@@ -161,3 +161,37 @@ def test_loo_merges_predict_through_the_usual_views(merge):
     np.testing.assert_allclose(model.decision_function(views),
                                other.decision_function(views), rtol=1e-6, atol=1e-8)
     assert model.score(views, y[test]) > 0.7
+
+
+def test_the_tridiagonal_reduction_gives_what_the_decomposition_gives_for_a_symmetric_kernel():
+    """``TridiagonalLSSVM`` (``K = Q T Q^T``) solves, scores folds of unequal sizes and
+    refuses singular gammas as ``SpectralAsKLS`` does for a symmetric, indefinite kernel."""
+    from digraph_askls.linalg import SingularSystemError, SpectralAsKLS, TridiagonalLSSVM
+
+    rng = np.random.default_rng(4)
+    A = rng.standard_normal((90, 20))
+    K = A @ A.T / 20 - 0.3 * np.eye(90)
+    Y = np.where(rng.random((90, 3)) < 0.4, 1.0, -1.0)
+    folds = np.array_split(rng.permutation(90), 7)
+    tridiagonal, spectral = TridiagonalLSSVM(K), SpectralAsKLS(K)
+    np.testing.assert_allclose(np.sort(np.abs(tridiagonal.eigenvalues)),
+                               np.sort(spectral.singular_values), atol=1e-12)
+    for gamma in (0.05, 2.0, 50.0):
+        for mine, theirs in zip(tridiagonal.solve(Y, gamma), spectral.solve(Y, gamma)):
+            np.testing.assert_allclose(mine, theirs, rtol=1e-8, atol=1e-10)
+        scores, (intercepts, dual) = tridiagonal.fold_scores(Y, gamma, folds)
+        reference, (ref_intercepts, ref_dual) = spectral.fold_scores(Y, gamma, folds)
+        np.testing.assert_allclose(scores, reference, rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(intercepts, ref_intercepts, rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(dual, ref_dual, rtol=1e-8, atol=1e-10)
+    # gamma * s_i = 1: singular for both.
+    singular = 1.0 / np.abs(tridiagonal.eigenvalues)[10]
+    for solver in (tridiagonal, spectral):
+        with pytest.raises(SingularSystemError, match="singular for gamma"):
+            solver.solve(Y, singular)
+    one = TridiagonalLSSVM(np.array([[2.0]]))
+    assert one.eigenvalues.tolist() == [2.0]
+    with pytest.raises(ValueError, match="finite"):
+        TridiagonalLSSVM(np.full((3, 3), np.nan))
+    with pytest.raises(ValueError, match="rows"):
+        tridiagonal.solve(Y[:5], 1.0)

@@ -8,6 +8,7 @@ from ._solve import (
     DEFAULT_REGULARIZATION, SOLVERS, choose_preconditioner, choose_solver, solve_system,
 )
 from ._spectral import SpectralAsKLS
+from ._tridiagonal import TridiagonalLSSVM
 from ._system import AsKLSSystem, LSSVMSystem, check_kernel_matrix
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "LSSVMSystem",
     "SolverResult",
     "SpectralAsKLS",
+    "TridiagonalLSSVM",
     "SingularSystemError",
     "NotPositiveDefinite",
     "SingularSystemWarning",

@@ -5,7 +5,8 @@ import numpy as np
 from scipy import sparse
 
 from ..kernels import dense_block
-from ..linalg import SpectralAsKLS
+from ..linalg import SpectralAsKLS, TridiagonalLSSVM
+from ..linalg._spectral import SYMMETRY_RTOL
 
 __all__ = ["decompose", "label_columns"]
 
@@ -22,17 +23,39 @@ def label_columns(codes, n_classes=None):
     return Y
 
 
-def decompose(train_kernel):
+def decompose(train_kernel, for_folds=False):
     """Decompose a training kernel for :class:`~digraph_askls.linalg.SpectralAsKLS`, the
     cheaper way: explicit maps with fewer features than samples by a thin SVD of the
     maps (``O(m d^2)``), anything else formed densely (memory-guarded) and decomposed
-    whole (``O(m^3)``)."""
+    whole (``O(m^3)``).
+
+    ``for_folds``: only :meth:`solve` and :meth:`fold_scores` will be asked (the
+    selection's engines), and a dense block that is symmetric goes to
+    :class:`~digraph_askls.linalg.TridiagonalLSSVM`, which gives them for less."""
     m = train_kernel.shape[0]
     factors = getattr(train_kernel, "factors", None)
     if callable(factors) and getattr(train_kernel, "n_features", m) < m:
         return SpectralAsKLS(factors=factors())
     if isinstance(train_kernel, np.ndarray):
-        return SpectralAsKLS(train_kernel)
-    if sparse.issparse(train_kernel):
-        return SpectralAsKLS(train_kernel.toarray())
-    return SpectralAsKLS(dense_block(train_kernel, np.arange(m), np.arange(m)))
+        K = train_kernel
+    elif sparse.issparse(train_kernel):
+        K = train_kernel.toarray()
+    else:
+        K = dense_block(train_kernel, np.arange(m), np.arange(m))
+    return decompose_dense(K, for_folds)
+
+
+def decompose_dense(K, for_folds=False):
+    """:func:`decompose` of a dense block ``K``."""
+    if for_folds and is_symmetric(K):
+        return TridiagonalLSSVM((K + K.T) / 2)
+    return SpectralAsKLS(K)
+
+
+def is_symmetric(K):
+    """Whether a dense block is symmetric up to rounding, by the rule of
+    :class:`~digraph_askls.linalg.SpectralAsKLS` (``SYMMETRY_RTOL``)."""
+    K = np.asarray(K)
+    if K.ndim != 2 or K.shape[0] != K.shape[1] or not np.all(np.isfinite(K)):
+        return False
+    return bool(np.abs(K - K.T).max() <= SYMMETRY_RTOL * np.abs(K).max())

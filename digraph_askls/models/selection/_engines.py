@@ -18,12 +18,14 @@ import logging
 import numpy as np
 from scipy import sparse
 
-from ...kernels import restrict_kernel
+from ..._memory import check_dense_allocation
+from ...kernels import dense_block, restrict_kernel
 from ...linalg import NotPositiveDefinite, SingularSystemError
 from .._train_scores import scores_all_rows
-from .._training import decompose
+from .._training import decompose, decompose_dense, is_symmetric
 from .._folds import coarsen_folds
-from ._out_of_fold import solved_out_of_fold, spectral_out_of_fold, walk_out_of_fold
+from ._out_of_fold import (cholesky_out_of_fold, solved_out_of_fold, spectral_out_of_fold,
+                           walk_out_of_fold)
 
 __all__ = ["Engine", "SolvedEngine", "SpectralEngine", "WalkEngine", "engine_for",
            "on_every_node", "winner_on_all"]
@@ -85,7 +87,7 @@ class SpectralEngine(Engine):
 
     def __init__(self, kernel, train_kernel, codes, folds, settings, on_sample=True):
         super().__init__(kernel, train_kernel, codes, folds, settings, on_sample)
-        self.decomposition = decompose(train_kernel)
+        self.decomposition = decompose(train_kernel, for_folds=True)
 
     def _out_of_fold(self, gamma):
         return spectral_out_of_fold(self.decomposition, self.codes, gamma, self.folds)
@@ -200,8 +202,14 @@ def on_every_node(kernel, gammas, fallback, all_train, codes, folds, settings, p
     """
     train_kernel = restrict_kernel(kernel, all_train, all_train)
     scored = []
+    formed = None
+    if len(gammas) == 1 and _factorable(train_kernel, policy):
+        scored, formed = _factorised(train_kernel, gammas[0], codes, folds)
+        if scored:
+            return scored
     if _decomposable(train_kernel, policy):
-        decomposition = decompose(train_kernel)
+        decomposition = decompose(train_kernel, for_folds=True) if formed is None \
+            else decompose_dense(formed, for_folds=True)
         for gamma in gammas:
             try:
                 scored.append((gamma, spectral_out_of_fold(decomposition, codes, gamma,
@@ -217,6 +225,41 @@ def on_every_node(kernel, gammas, fallback, all_train, codes, folds, settings, p
     logger.info("gamma=%g on every labelled node: solving each fold damped", fallback)
     return [(fallback, solved_out_of_fold(train_kernel, codes, fallback, folds,
                                           **settings.solve_options()), "solved")]
+
+
+def _factorable(train_kernel, policy):
+    """Whether a block is scored at one gamma by a factorisation per fold
+    (:func:`_factorised`): one the kernel forms directly, without explicit maps thinner
+    than it (those decompose for less), of at most twice ``policy.spectral_max_train``
+    samples (a factorisation of every labelled node costs about a fifteenth of a
+    decomposition)."""
+    m = train_kernel.shape[0]
+    direct = (isinstance(train_kernel, np.ndarray) or sparse.issparse(train_kernel)
+              or callable(getattr(train_kernel, "to_dense", None)))
+    return direct and not _has_thin_maps(train_kernel) and m <= 2 * policy.spectral_max_train
+
+
+def _factorised(train_kernel, gamma, codes, folds):
+    """``[(gamma, OutOfFold, None)]`` from a Cholesky factorisation per fold where the
+    block is symmetric (:func:`~._out_of_fold.cholesky_out_of_fold`); ``[]`` where it is
+    not symmetric, or not positive definite at ``gamma`` (the caller decomposes). Also
+    the dense block, for the caller to decompose without forming it again."""
+    m = train_kernel.shape[0]
+    check_dense_allocation((2, m, m), what=f"the factorisations of a {m} x {m} training "
+                                           f"kernel")
+    if isinstance(train_kernel, np.ndarray):
+        K = train_kernel
+    elif sparse.issparse(train_kernel):
+        K = train_kernel.toarray()
+    else:
+        K = dense_block(train_kernel, np.arange(m), np.arange(m))
+    if not is_symmetric(K):
+        return [], K
+    try:
+        return [(gamma, cholesky_out_of_fold((K + K.T) / 2, codes, gamma, folds), None)], K
+    except np.linalg.LinAlgError as exc:
+        logger.info("gamma=%g: %s; decomposing instead", gamma, exc)
+        return [], K
 
 
 def winner_on_all(kernel, gamma, all_train, codes, folds, settings, policy):
