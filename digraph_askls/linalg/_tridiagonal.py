@@ -111,14 +111,20 @@ class TridiagonalLSSVM:
         return 1.0 / g
 
     def _tridiagonal_solve(self, ridge, B):
-        """``(T + ridge I)^-1 B``."""
+        """``(T + ridge I)^-1 B``, from one LU factorisation of ``T + ridge I`` per ridge
+        (LAPACK's ``dgttrf``, kept for the next call at the same ridge)."""
         if self.n_train == 1:
             return B / (self.diagonal[0] + ridge)
-        bands = np.zeros((3, self.n_train))
-        bands[0, 1:] = self.off
-        bands[1] = self.diagonal + ridge
-        bands[2, :-1] = self.off
-        return sla.solve_banded((1, 1), bands, B, check_finite=False)
+        cached = getattr(self, "_factor", None)
+        if cached is None or cached[0] != ridge:
+            factor = sla.lapack.dgttrf(self.off, self.diagonal + ridge, self.off)
+            if factor[-1] != 0:
+                raise SingularSystemError(f"T + I/gamma is singular at gamma = {1 / ridge:g}")
+            cached = self._factor = (ridge, factor[:-1])
+        solved, info = sla.lapack.dgttrs(*cached[1], np.asfortranarray(B))
+        if info != 0:
+            raise SingularSystemError(f"the tridiagonal solve failed (info={info})")
+        return solved
 
     def _inverse_times(self, ridge, B, projected=None):
         """``C^-1 B`` (``projected``: ``Q^T B`` where known)."""
