@@ -7,7 +7,7 @@ eigendecomposition serves every gamma, but most of its cost is not needed: with 
 reduction ``K = Q T Q^T`` (``T`` tridiagonal, ``Q`` orthogonal; LAPACK's ``dsytrd`` and
 the explicit ``Q``), ``C^-1 = (K + I/g)^-1 = Q (T + I/g)^-1 Q^T``, and every product with
 ``(T + I/g)^-1`` is a tridiagonal solve, ``O(m)`` per column. The reduction and ``Q``
-cost about 0.6 of the decomposition on one core (``docs/results/speed.md``).
+cost about two thirds of the decomposition on one core (``docs/results/speed.md``).
 
 Per gamma, with ``u = C^-1 1`` and ``s = 1^T u``, the system's inverse on the ``alpha``
 unknowns is ``C^-1 - u u^T / s``. Removing a fold's unknowns ``F`` from the solution

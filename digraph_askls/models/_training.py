@@ -36,13 +36,17 @@ def decompose(train_kernel, for_folds=False):
     factors = getattr(train_kernel, "factors", None)
     if callable(factors) and getattr(train_kernel, "n_features", m) < m:
         return SpectralAsKLS(factors=factors())
+    return decompose_dense(dense_training_block(train_kernel), for_folds)
+
+
+def dense_training_block(train_kernel):
+    """The training block as a dense array (an array as it is; memory-guarded)."""
     if isinstance(train_kernel, np.ndarray):
-        K = train_kernel
-    elif sparse.issparse(train_kernel):
-        K = train_kernel.toarray()
-    else:
-        K = dense_block(train_kernel, np.arange(m), np.arange(m))
-    return decompose_dense(K, for_folds)
+        return train_kernel
+    if sparse.issparse(train_kernel):
+        return train_kernel.toarray()
+    m = train_kernel.shape[0]
+    return dense_block(train_kernel, np.arange(m), np.arange(m))
 
 
 def decompose_dense(K, for_folds=False):

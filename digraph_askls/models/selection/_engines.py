@@ -19,10 +19,10 @@ import numpy as np
 from scipy import sparse
 
 from ..._memory import check_dense_allocation
-from ...kernels import dense_block, restrict_kernel
+from ...kernels import restrict_kernel
 from ...linalg import NotPositiveDefinite, SingularSystemError
 from .._train_scores import scores_all_rows
-from .._training import decompose, decompose_dense, is_symmetric
+from .._training import decompose, decompose_dense, dense_training_block, is_symmetric
 from .._folds import coarsen_folds
 from ._out_of_fold import (cholesky_out_of_fold, solved_out_of_fold, spectral_out_of_fold,
                            walk_out_of_fold)
@@ -228,11 +228,10 @@ def on_every_node(kernel, gammas, fallback, all_train, codes, folds, settings, p
 
 
 def _factorable(train_kernel, policy):
-    """Whether a block is scored at one gamma by a factorisation per fold
-    (:func:`_factorised`): one the kernel forms directly, without explicit maps thinner
-    than it (those decompose for less), of at most twice ``policy.spectral_max_train``
-    samples (a factorisation of every labelled node costs about a fifteenth of a
-    decomposition)."""
+    """Whether a block is scored at one gamma by one factorisation (:func:`_factorised`):
+    one the kernel forms directly, without explicit maps thinner than it (those
+    decompose for less), of at most twice ``policy.spectral_max_train`` samples (the
+    factorisation and the inverse it gives cost about a fifth of a decomposition)."""
     m = train_kernel.shape[0]
     direct = (isinstance(train_kernel, np.ndarray) or sparse.issparse(train_kernel)
               or callable(getattr(train_kernel, "to_dense", None)))
@@ -240,19 +239,14 @@ def _factorable(train_kernel, policy):
 
 
 def _factorised(train_kernel, gamma, codes, folds):
-    """``[(gamma, OutOfFold, None)]`` from a Cholesky factorisation per fold where the
-    block is symmetric (:func:`~._out_of_fold.cholesky_out_of_fold`); ``[]`` where it is
+    """``[(gamma, OutOfFold, None)]`` from one Cholesky factorisation where the block is
+    symmetric (:func:`~._out_of_fold.cholesky_out_of_fold`); ``[]`` where it is
     not symmetric, or not positive definite at ``gamma`` (the caller decomposes). Also
     the dense block, for the caller to decompose without forming it again."""
     m = train_kernel.shape[0]
-    check_dense_allocation((2, m, m), what=f"the factorisations of a {m} x {m} training "
+    check_dense_allocation((3, m, m), what=f"the factorisation of a {m} x {m} training "
                                            f"kernel")
-    if isinstance(train_kernel, np.ndarray):
-        K = train_kernel
-    elif sparse.issparse(train_kernel):
-        K = train_kernel.toarray()
-    else:
-        K = dense_block(train_kernel, np.arange(m), np.arange(m))
+    K = dense_training_block(train_kernel)
     if not is_symmetric(K):
         return [], K
     try:

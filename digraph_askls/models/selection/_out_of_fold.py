@@ -95,7 +95,7 @@ def cholesky_out_of_fold(K, codes, gamma, folds):
     where a decomposition that serves every gamma costs a full symmetric
     eigendecomposition, several times more on one core: this is the cheaper way to score
     a winner at its one gamma. Same numbers as :func:`spectral_out_of_fold` up to
-    rounding (``tests/test_selection_engines.py``).
+    rounding (``tests/test_selection.py``).
 
     Raises ``numpy.linalg.LinAlgError`` where ``K + I/gamma`` is not positive definite
     (an indefinite kernel at a large gamma); the caller then decomposes.
