@@ -164,7 +164,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         the candidates and merges may flatter the raw figure, measured fold by fold as
         Tibshirani and Tibshirani (2009) propose; not subtracted),
         ``score`` (the ranking criterion of the winner),
-        ``engine`` (``"spectral"``: folds from one SVD; ``"walk"``: all folds in one
+        ``engine`` (``"spectral"``: folds from one decomposition, an SVD or, for a
+        symmetric block, a tridiagonal reduction or one Cholesky factorisation at the
+        winner's gamma; ``"walk"``: all folds in one
         solve of a walk kernel; ``"solved"``: a solve per fold; ``"fixed"``: one
         configuration fitted as given, the estimates None) and ``n_folds``.
     cv_results_ : dict of lists
