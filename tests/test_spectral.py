@@ -191,6 +191,11 @@ def test_the_tridiagonal_reduction_gives_what_the_decomposition_gives_for_a_symm
             solver.solve(Y, singular)
     one = TridiagonalLSSVM(np.array([[2.0]]))
     assert one.eigenvalues.tolist() == [2.0]
+    for m in (1, 2, 3):                     # the smallest blocks, SciPy's n = 2 included
+        small = np.eye(m) + 0.1
+        for mine, theirs in zip(TridiagonalLSSVM(small).solve(np.ones(m), 0.5),
+                                SpectralAsKLS(small).solve(np.ones(m), 0.5)):
+            np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-12)
     with pytest.raises(ValueError, match="finite"):
         TridiagonalLSSVM(np.full((3, 3), np.nan))
     with pytest.raises(ValueError, match="rows"):

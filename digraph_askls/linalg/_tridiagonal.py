@@ -113,8 +113,14 @@ class TridiagonalLSSVM:
     def _tridiagonal_solve(self, ridge, B):
         """``(T + ridge I)^-1 B``, from one LU factorisation of ``T + ridge I`` per ridge
         (LAPACK's ``dgttrf``, kept for the next call at the same ridge)."""
-        if self.n_train == 1:
-            return B / (self.diagonal[0] + ridge)
+        if self.n_train <= 2:
+            # SciPy's dgttrf wrapper refuses n = 2 (its du2 has n - 2 entries): dense.
+            T = np.diag(self.diagonal + ridge) + np.diag(self.off, 1) + np.diag(self.off, -1)
+            try:
+                return np.linalg.solve(T, B)
+            except np.linalg.LinAlgError:
+                raise SingularSystemError(
+                    f"T + I/gamma is singular at gamma = {1 / ridge:g}") from None
         cached = getattr(self, "_factor", None)
         if cached is None or cached[0] != ridge:
             factor = sla.lapack.dgttrf(self.off, self.diagonal + ridge, self.off)
