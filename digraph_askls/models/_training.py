@@ -30,7 +30,8 @@ def decompose(train_kernel, for_folds=False):
     whole (``O(m^3)``).
 
     ``for_folds``: only :meth:`solve` and :meth:`fold_scores` will be asked (the
-    selection's engines), and a dense block that is symmetric goes to
+    selection's engines), and a dense block that is symmetric, of at least
+    ``TRIDIAGONAL_MIN_TRAIN`` samples, goes to
     :class:`~digraph_askls.linalg.TridiagonalLSSVM`, which gives them for less."""
     m = train_kernel.shape[0]
     factors = getattr(train_kernel, "factors", None)
@@ -49,9 +50,16 @@ def dense_training_block(train_kernel):
     return dense_block(train_kernel, np.arange(m), np.arange(m))
 
 
+#: Smallest symmetric block that :func:`decompose` reduces to tridiagonal form for the
+#: folds. Below it the full eigendecomposition costs little and its folds of one size are
+#: solved in one batched call: one core, 6 gammas and 10-20 folds, 0.081 s against
+#: 0.092 s at 300 samples, 0.26 s against 0.23 s at 500, 7.7 s against 6.3 s at 2,000.
+TRIDIAGONAL_MIN_TRAIN = 400
+
+
 def decompose_dense(K, for_folds=False):
     """:func:`decompose` of a dense block ``K``."""
-    if for_folds and is_symmetric(K):
+    if for_folds and K.shape[0] >= TRIDIAGONAL_MIN_TRAIN and is_symmetric(K):
         return TridiagonalLSSVM((K + K.T) / 2)
     return SpectralAsKLS(K)
 
