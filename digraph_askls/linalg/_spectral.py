@@ -144,17 +144,7 @@ class SpectralAsKLS:
 
     # ---- H^-1 ----------------------------------------------------------------------
     def _coefficients(self, gamma):
-        g = float(gamma)
-        if not np.isfinite(g) or g <= 0:
-            raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
-        gap = np.abs(1.0 / g - self.s)
-        top = 1.0 / g + (self.s.max() if self.s.size else 0.0)
-        rcond = float(gap.min() / top) if self.s.size else 1.0
-        if rcond < RCOND_THRESHOLD:
-            raise SingularSystemError(
-                f"the AsK-LS system is singular for gamma = {g:g}: gamma * s_i(K) = 1 for a "
-                f"singular value s_i(K) of the training kernel (reciprocal condition "
-                f"number {rcond:.2e})")
+        g = checked_gamma(gamma, self.s)
         denominator = 1.0 - (g * self.s) ** 2
         c_minus_g = g ** 3 * self.s ** 2 / denominator
         e = -(g ** 2) * self.s / denominator
@@ -268,13 +258,38 @@ class SpectralAsKLS:
         return spectral_fold_scores(self, Y, gamma, folds)
 
     def _labels(self, Y):
-        Y = np.asarray(Y, dtype=np.float64)
-        if Y.ndim == 1:
-            Y = Y[:, None]
-        if Y.ndim != 2 or Y.shape[0] != self.n_train:
-            raise ValueError(f"labels must have {self.n_train} rows (one per training "
-                             f"sample), got shape {Y.shape}")
-        return Y
+        return label_block(Y, self.n_train)
+
+
+def checked_gamma(gamma, singular_values):
+    """``gamma`` as a float, or an error: ValueError where it is not a positive finite
+    number, SingularSystemError where the AsK-LS system is (numerically) singular, its
+    reciprocal condition number ``min |1/g - s_i| / (1/g + s_max)`` below
+    :data:`RCOND_THRESHOLD` for the singular values ``s_i`` of the training kernel."""
+    g = float(gamma)
+    if not np.isfinite(g) or g <= 0:
+        raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
+    s = singular_values
+    gap = np.abs(1.0 / g - s)
+    top = 1.0 / g + (s.max() if s.size else 0.0)
+    rcond = float(gap.min() / top) if s.size else 1.0
+    if rcond < RCOND_THRESHOLD:
+        raise SingularSystemError(
+            f"the AsK-LS system is singular for gamma = {g:g}: gamma * s_i(K) = 1 for a "
+            f"singular value s_i(K) of the training kernel (reciprocal condition "
+            f"number {rcond:.2e})")
+    return g
+
+
+def label_block(Y, n_train):
+    """Labels as a float block (n_train, k): a vector becomes one column."""
+    Y = np.asarray(Y, dtype=np.float64)
+    if Y.ndim == 1:
+        Y = Y[:, None]
+    if Y.ndim != 2 or Y.shape[0] != n_train:
+        raise ValueError(f"labels must have {n_train} rows (one per training "
+                         f"sample), got shape {Y.shape}")
+    return Y
 
 
 def _dense(matrix, name):

@@ -31,7 +31,7 @@ from threadpoolctl import threadpool_limits
 from .._memory import check_dense_allocation
 from ._dense import _one_blas_thread
 from ._result import SingularSystemError
-from ._spectral import DECOMPOSITION_THREADS, RCOND_THRESHOLD
+from ._spectral import DECOMPOSITION_THREADS, checked_gamma, label_block
 from ._spectral_folds import _check_folds
 
 __all__ = ["TridiagonalLSSVM"]
@@ -97,18 +97,8 @@ class TridiagonalLSSVM:
 
     # ---- C^-1 ----------------------------------------------------------------------
     def _check_gamma(self, gamma):
-        """``1/gamma``, or SingularSystemError by :class:`SpectralAsKLS`'s rule."""
-        g = float(gamma)
-        if not np.isfinite(g) or g <= 0:
-            raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
-        s = np.abs(self.eigenvalues)
-        rcond = float(np.abs(1.0 / g - s).min() / (1.0 / g + s.max()))
-        if rcond < RCOND_THRESHOLD:
-            raise SingularSystemError(
-                f"the AsK-LS system is singular for gamma = {g:g}: gamma * s_i(K) = 1 for a "
-                f"singular value s_i(K) of the training kernel (reciprocal condition "
-                f"number {rcond:.2e})")
-        return 1.0 / g
+        """``1/gamma``, or an error by :class:`SpectralAsKLS`'s rule."""
+        return 1.0 / checked_gamma(gamma, np.abs(self.eigenvalues))
 
     def _tridiagonal_solve(self, ridge, B):
         """``(T + ridge I)^-1 B``, from one LU factorisation of ``T + ridge I`` per ridge
@@ -138,13 +128,7 @@ class TridiagonalLSSVM:
         return self.Q @ self._tridiagonal_solve(ridge, projected)
 
     def _labels(self, Y):
-        Y = np.asarray(Y, dtype=np.float64)
-        if Y.ndim == 1:
-            Y = Y[:, None]
-        if Y.ndim != 2 or Y.shape[0] != self.n_train:
-            raise ValueError(f"labels must have {self.n_train} rows (one per training "
-                             f"sample), got shape {Y.shape}")
-        return Y
+        return label_block(Y, self.n_train)
 
     def _solve(self, Y, ridge):
         """``alpha`` (m, k), the intercepts (k,), ``u = C^-1 1`` and ``s = 1^T u``."""
