@@ -30,6 +30,7 @@ from ...kernels._restrict import views_pair_product
 from ...linalg import AsKLSSystem, SolverResult, solve_system
 from ...linalg._scores import solve_many_with_scores
 from ...linalg._spectral import DECOMPOSITION_THREADS
+from ...linalg._tridiagonal import lssvm_fold_scores, lssvm_solution
 from .._training import label_columns
 from .._train_scores import NodeScores, joined_products
 from .._views import kernel_dot
@@ -117,26 +118,14 @@ def cholesky_out_of_fold(K, codes, gamma, folds):
         # dpotri filled the lower triangle: mirror it.
         inverse = np.tril(inverse)
         inverse += np.tril(inverse, -1).T
-        u = inverse.sum(axis=1)
-        total = u.sum()
-        CY = inverse @ Y
-        intercept = (u @ Y) / total
-        alpha = CY - np.outer(u, intercept)
-        scores = np.empty((2, m, Y.shape[1]))
-        dual = np.zeros((2, m, Y.shape[1]))
-        intercepts = np.zeros((2, Y.shape[1]))
-        for held in folds:
-            # (M^-1)_FF on the alpha unknowns, and the step that removes them.
-            block = inverse[np.ix_(held, held)] - np.outer(u[held], u[held]) / total
-            step = sla.solve(block, alpha[held], assume_a="sym", check_finite=False)
-            scores[:, held] = Y[held] - step
-            fold_alpha = alpha - (inverse[:, held] @ step - np.outer(u, u[held] @ step) / total)
-            fold_alpha[held] = 0.0
-            dual += fold_alpha / len(folds)
-            intercepts += (intercept - u[held] @ step / total) / len(folds)
+        solution = lssvm_solution(inverse @ np.hstack([Y, np.ones((m, 1))]))
+        scores, mean_model = lssvm_fold_scores(
+            Y, folds, solution, lambda held: inverse[np.ix_(held, held)],
+            lambda B: inverse @ B)
+    alpha, intercept = solution[:2]
     full = (np.tile(intercept, (2, 1)), np.stack([alpha, alpha]))
     x = np.vstack([full[0], alpha, alpha])
-    return OutOfFold(scores, (intercepts, dual), full,
+    return OutOfFold(scores, mean_model, full,
                      result=SolverResult(x, 0, 0, np.zeros(Y.shape[1]), "cholesky"))
 
 
