@@ -145,6 +145,13 @@ def _has_thin_maps(train_kernel):
     return callable(factors) and getattr(train_kernel, "n_features", m) < m
 
 
+def _forms_directly(train_kernel):
+    """Whether the block is formed without products with an operator: an array, a sparse
+    matrix or a kernel with ``to_dense``."""
+    return (isinstance(train_kernel, np.ndarray) or sparse.issparse(train_kernel)
+            or callable(getattr(train_kernel, "to_dense", None)))
+
+
 def _decomposable(train_kernel, policy):
     """Whether the training block is worth one SVD: explicit maps with fewer features than
     samples (thin SVD), or a block the kernel forms directly (arrays, sparse matrices,
@@ -153,9 +160,7 @@ def _decomposable(train_kernel, policy):
     m = train_kernel.shape[0]
     if _has_thin_maps(train_kernel):
         return True
-    direct = (isinstance(train_kernel, np.ndarray) or sparse.issparse(train_kernel)
-              or callable(getattr(train_kernel, "to_dense", None)))
-    return direct and m <= policy.spectral_max_train
+    return _forms_directly(train_kernel) and m <= policy.spectral_max_train
 
 
 def engine_for(kernel, all_train, codes, ranked, folds, sample_folds, settings, policy):
@@ -233,9 +238,8 @@ def _factorable(train_kernel, policy):
     decompose for less), of at most twice ``policy.spectral_max_train`` samples (the
     factorisation and the inverse it gives cost about a fifth of a decomposition)."""
     m = train_kernel.shape[0]
-    direct = (isinstance(train_kernel, np.ndarray) or sparse.issparse(train_kernel)
-              or callable(getattr(train_kernel, "to_dense", None)))
-    return direct and not _has_thin_maps(train_kernel) and m <= 2 * policy.spectral_max_train
+    return (_forms_directly(train_kernel) and not _has_thin_maps(train_kernel)
+            and m <= 2 * policy.spectral_max_train)
 
 
 def _factorised(train_kernel, gamma, codes, folds):
