@@ -168,6 +168,25 @@ def test_the_published_settings_replace_the_grid_where_the_authors_give_them():
     assert {config["root_weight"] for config in other} == {True}
 
 
+def test_settings_published_for_one_protocol_replace_the_grid_there_alone():
+    import digraph_askls.experiments._comparison_peers as peers
+    from digraph_askls.experiments._comparison import is_stale
+
+    fixed = peers.grid_of("GCNII", "chameleon", "fixed")
+    assert fixed == [{"hidden": 64, "theta": 1.5, "lr": 0.01, "dropout": 0.5,
+                      "weight_decay": 5e-4, "layers": 8, "alpha": 0.2}]
+    few = peers.grid_of("GCNII", "chameleon", "20 per class")
+    assert len(few) == 8 and fixed[0] not in few
+    assert peers.grid_of("GCNII", "chameleon") == few
+    # One decay for every parameter, as in the authors' full-supervised training.
+    assert "conv_weight_decay" not in fixed[0]
+    # A cell is current only under the grid of its own protocol.
+    cell = {"protocol": "fixed", "graph": "chameleon", "method": "GCNII", "config": few[0]}
+    assert is_stale(cell)
+    assert not is_stale({**cell, "config": fixed[0]})
+    assert not is_stale({**cell, "protocol": "20 per class"})
+
+
 def test_cells_are_saved_one_by_one_and_a_rerun_measures_only_the_missing(shared_datasets,
                                                                           tmp_path):
     pytest.importorskip("torch_geometric")

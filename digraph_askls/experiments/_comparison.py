@@ -155,7 +155,8 @@ def is_stale(cell):
     from ._comparison_peers import grid_of
 
     # Through JSON, as the cell was saved: tuples become lists, and so on.
-    grid = json.loads(json.dumps(grid_of(cell["method"], cell["graph"]), default=float))
+    grid = json.loads(json.dumps(grid_of(cell["method"], cell["graph"], cell["protocol"]),
+                                 default=float))
     return cell["config"] not in grid
 
 
@@ -214,7 +215,7 @@ def run_cell(job):
     else:
         from ._comparison_peers import run_peer
 
-        measured = run_peer(graph, name, method, task, device=device)
+        measured = run_peer(graph, name, method, task, device=device, protocol=protocol)
         measured["accuracy"] = measured[HEADLINE[protocol]]
         where = device
     cell = {"protocol": protocol, "graph": name, "method": method, "seed": seed,

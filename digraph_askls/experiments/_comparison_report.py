@@ -33,6 +33,7 @@ PUBLISHED = [
     ("planetoid", "cora", "SGC", 0.810, "Wu et al. 2019"),
     ("planetoid", "citeseer", "SGC", 0.719, "Wu et al. 2019"),
     ("fixed", "chameleon", "Dir-GNN", 0.797, "Rossi et al. 2023 (directed Chameleon)"),
+    ("fixed", "chameleon", "GCNII", 0.606, "Chen et al. 2020 (undirected Chameleon)"),
 ]
 
 
@@ -297,8 +298,11 @@ def format_comparison(cells, seed=SEALED_SEED):
                 left = [point for point in every if point not in entry["grid"]]
                 grid += (f"; {len(entry['grid'])} of the {combinations} combinations, "
                          f"without {'; '.join(_short(point) for point in left)}")
-            extra = (f"; own settings on {', '.join(entry['graphs'])}"
-                     if entry.get("graphs") else "")
+            own = list(entry.get("graphs", {})) + [
+                f"{graph} ({protocol} splits, {len(grid)} configuration"
+                f"{'s' if len(grid) > 1 else ''}: {_short(grid[0]) if len(grid) == 1 else ''})"
+                for (graph, protocol), grid in entry.get("splits", {}).items()]
+            extra = f"; own settings on {', '.join(own)}" if own else ""
             lines.append(f"* {method}: {_short(entry['fixed'])}; searched: {grid} "
                          f"({len(entry['grid'])} configurations){extra}.")
     return "\n".join(lines)
