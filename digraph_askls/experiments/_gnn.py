@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._fitted import FittedAttributesMixin
 from ..graph._index import NodeIndex
-from ._gnn_config import GNN_CONFIGS, GNN_METHODS, get_config
+from ._gnn_config import GNN_CONFIGS, GNN_METHODS
 from ._gnn_models import build_model, import_torch
 
 __all__ = ["GNNClassifier"]
