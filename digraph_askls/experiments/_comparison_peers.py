@@ -39,7 +39,8 @@ def _product(**axes):
 #: graph for which the authors published their own settings (Dir-GNN, Chameleon and
 #: Squirrel: the searched axis there is the one they searched, the learning rate), and
 #: ``"splits"`` on a (graph, protocol) for which they published settings of that
-#: protocol only (GCNII, Chameleon's fixed splits: their full-supervised setting).
+#: protocol only (GCNII, Chameleon's fixed splits: their full-supervised setting), whole
+#: configurations that take nothing from ``"fixed"``.
 PEER_GRIDS = {
     "MLP": {"fixed": {"layers": 2},
             "grid": _product(hidden=[16, 64], lr=[0.01], weight_decay=[5e-4, 0.0],

@@ -299,9 +299,8 @@ def format_comparison(cells, seed=SEALED_SEED):
                 grid += (f"; {len(entry['grid'])} of the {combinations} combinations, "
                          f"without {'; '.join(_short(point) for point in left)}")
             own = list(entry.get("graphs", {})) + [
-                f"{graph} ({protocol} splits, {len(grid)} configuration"
-                f"{'s' if len(grid) > 1 else ''}: {_short(grid[0]) if len(grid) == 1 else ''})"
-                for (graph, protocol), grid in entry.get("splits", {}).items()]
+                f"{graph} ({protocol} splits: {'; '.join(_short(point) for point in points)})"
+                for (graph, protocol), points in entry.get("splits", {}).items()]
             extra = f"; own settings on {', '.join(own)}" if own else ""
             lines.append(f"* {method}: {_short(entry['fixed'])}; searched: {grid} "
                          f"({len(entry['grid'])} configurations){extra}.")
