@@ -1,0 +1,45 @@
+"""The merges' calibration: the softmax temperature of the mean view."""
+
+import numpy as np
+import pytest
+
+from digraph_askls.models import _stackers
+from digraph_askls.models._stackers import TEMPERATURES, fit_temperature, softmax_rows
+
+
+def _one_at_a_time(logits, codes):
+    """The temperature of least log-loss, one softmax per temperature of the grid."""
+    scale = max(float(logits.std()), 1e-12)
+    rows = np.arange(codes.size)
+    losses = [-np.mean(np.log(softmax_rows(t * logits / scale)[rows, codes] + 1e-300))
+              for t in TEMPERATURES]
+    return float(TEMPERATURES[int(np.argmin(losses))]), scale
+
+
+@pytest.mark.parametrize("block", [1 << 22, 1000, 1])
+def test_temperatures_evaluated_together_choose_as_one_at_a_time(monkeypatch, block):
+    monkeypatch.setattr(_stackers, "_TEMPERATURE_BLOCK", block)
+    rng = np.random.default_rng(3)
+    chosen = set()
+    for trial in range(60):
+        m, k = int(rng.integers(1, 800)), int(rng.integers(2, 14))
+        logits = rng.normal(size=(m, k)) * rng.uniform(1e-3, 60.0)
+        if trial % 3 == 0:
+            logits = np.round(logits, 1)        # ties within rows
+        codes = rng.integers(0, k, m)
+        # the true class a little ahead, so that the loss has an interior minimum
+        logits[np.arange(m), codes] += rng.uniform(0, 3) * logits.std()
+        got = fit_temperature(logits, codes)
+        assert got == _one_at_a_time(logits, codes)
+        chosen.add(got[0])
+    assert len(chosen) > 3          # the grid is really searched, not one end of it
+
+
+def test_temperature_follows_how_well_the_logits_separate_the_classes():
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 4, 500)
+    noise = rng.normal(size=(500, 4))
+    sharp, blurred = noise.copy(), noise.copy()
+    sharp[np.arange(500), codes] += 6.0
+    blurred[np.arange(500), codes] += 0.3
+    assert fit_temperature(sharp, codes)[0] > fit_temperature(blurred, codes)[0]
