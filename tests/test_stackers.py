@@ -43,3 +43,33 @@ def test_temperature_follows_how_well_the_logits_separate_the_classes():
     sharp[np.arange(500), codes] += 6.0
     blurred[np.arange(500), codes] += 0.3
     assert fit_temperature(sharp, codes)[0] > fit_temperature(blurred, codes)[0]
+
+
+def test_joint_and_blended_merges_share_one_joint_stacker_per_fold(monkeypatch):
+    from digraph_askls.models._merge import Merge
+    from digraph_askls.models.selection import _winner
+
+    rng = np.random.default_rng(4)
+    m, k = 120, 3
+    codes = np.arange(m) % k
+    scores = rng.normal(size=(2, m, k))
+    scores[:, np.arange(m), codes] += 1.0
+    folds = np.array_split(rng.permutation(m), 5)
+    merges = (Merge("joint"), Merge("blend"), Merge("mean"))
+    alone = {merge: _winner.merge_estimates(scores, codes, folds, [merge])[merge]
+             for merge in merges}
+
+    fits = []
+    original = _stackers.joint_logistic_regression
+
+    def counted():
+        fits.append(1)
+        return original()
+
+    monkeypatch.setattr(_winner, "joint_logistic_regression", counted)
+    together = _winner.merge_estimates(scores, codes, folds, merges)
+    assert len(fits) == len(folds)              # once per fold, not once per merge
+    for merge in merges:
+        score, accuracy, proba = together[merge]
+        assert (score, accuracy) == alone[merge][:2]
+        np.testing.assert_array_equal(proba, alone[merge][2])

@@ -116,12 +116,15 @@ class BlendedStacker:
     def __init__(self, n_views):
         self.n_views = n_views
 
-    def fit(self, features, codes):
+    def fit(self, features, codes, joint=None):
         """Fit on view scores ``features`` (m, n_views * k) and class codes ``codes``, which
         index the classes' columns (``0 .. k - 1``; ``0, 1`` for one binary column). A class
-        without a sample gets probability from the mean view alone."""
+        without a sample gets probability from the mean view alone. ``joint``: the
+        :func:`joint_logistic_regression` already fitted on these features and codes, if
+        the caller has it (the selection fits it once per fold for both merges)."""
         logits = view_logits(features, self.n_views)
-        self.joint_ = joint_logistic_regression().fit(features, codes)
+        self.joint_ = (joint if joint is not None
+                       else joint_logistic_regression().fit(features, codes))
         self.classes_ = np.arange(logits.shape[1])
         self.temperature_, self.scale_ = fit_temperature(logits, codes)
         return self

@@ -28,13 +28,16 @@ def _columns(proba, present, n_classes):
     return full
 
 
-def merge_probabilities(merge, train_scores, train_codes, test_scores, n_classes):
+def merge_probabilities(merge, train_scores, train_codes, test_scores, n_classes,
+                        fitted=None):
     """Class probabilities of the nodes ``test_scores`` under a merge fitted on the nodes
     ``train_scores`` (both (n_views, n, k) view scores), columns ``0 .. n_classes - 1``.
 
     Returns None when the merge cannot be fitted on these nodes (the per-class stackers
     need both sides of every one-vs-rest column). ``merge``: a
-    :class:`~digraph_askls.models._merge.Merge` or its name.
+    :class:`~digraph_askls.models._merge.Merge` or its name. ``fitted``: a dict shared by
+    calls on the same training nodes, where the joint stacker, which the joint and the
+    blended merges both fit, is kept by the first and read by the second.
     """
     merge = as_merge(merge)
     train_scores = _views(train_scores, merge.combine)
@@ -53,8 +56,13 @@ def merge_probabilities(merge, train_scores, train_codes, test_scores, n_classes
         if merge.joint:
             if present.size < 2:
                 return None
-            model = (BlendedStacker(n_views) if merge.blending
-                     else joint_logistic_regression()).fit(flat_train, train_codes)
+            fitted = {} if fitted is None else fitted
+            joint = fitted.get("joint")
+            if joint is None:
+                joint = fitted["joint"] = joint_logistic_regression().fit(flat_train,
+                                                                          train_codes)
+            model = (BlendedStacker(n_views).fit(flat_train, train_codes, joint=joint)
+                     if merge.blending else joint)
             return _columns(model.predict_proba(flat_test), model.classes_, n_classes)
         if merge.combine == "stack":
             return _stack_probabilities(train_scores, train_codes, test_scores, n_classes)
@@ -105,12 +113,13 @@ def merge_estimates(scores, codes, folds, merges):
     targets[np.arange(codes.size), codes] = 1.0
     everything = np.arange(codes.size)
     estimates = {}
+    fitted = [{} for _ in folds]        # the joint stacker of each fold, fitted once
     for merge in merges:
         proba = np.empty((codes.size, n_classes))
-        for held in folds:
+        for held, kept in zip(folds, fitted):
             train = np.setdiff1d(everything, held)
             fold = merge_probabilities(merge, scores[:, train], codes[train], scores[:, held],
-                                       n_classes)
+                                       n_classes, fitted=kept)
             if fold is None:
                 break
             proba[held] = fold
