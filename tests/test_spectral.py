@@ -200,3 +200,32 @@ def test_the_tridiagonal_reduction_gives_what_the_decomposition_gives_for_a_symm
         TridiagonalLSSVM(np.full((3, 3), np.nan))
     with pytest.raises(ValueError, match="rows"):
         tridiagonal.solve(Y[:5], 1.0)
+
+
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_decompositions_run_on_the_decomposition_threads(monkeypatch, symmetric):
+    # OpenBLAS's threaded SVD and eigh slow down tenfold when another process holds a core;
+    # the decomposition limits BLAS to DECOMPOSITION_THREADS through the process's one
+    # controller, and gives the threads back afterwards.
+    from threadpoolctl import threadpool_info
+
+    from digraph_askls.linalg import _spectral
+
+    def blas_threads():
+        return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+    seen = []
+    for name in ("eigh", "svd"):
+        original = getattr(np.linalg, name)
+
+        def spy(*args, _original=original, **kwargs):
+            seen.append(blas_threads())
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(np.linalg, name, spy)
+    before = blas_threads()
+    rng = np.random.default_rng(0)
+    K = rng.normal(size=(30, 30))
+    SpectralAsKLS(K @ K.T if symmetric else K)
+    assert seen and all(n == _spectral.DECOMPOSITION_THREADS for pools in seen for n in pools)
+    assert blas_threads() == before

@@ -26,10 +26,9 @@ the rows ``I`` read the scores off. ``(M^-1)_{II}`` is a 2x2 block that the SVD 
 import numpy as np
 import scipy.linalg as sla
 from scipy import sparse
-from threadpoolctl import threadpool_limits
 
 from .._memory import check_dense_allocation
-from ._dense import _one_blas_thread
+from ._dense import _blas_controller, _one_blas_thread
 from ._result import SingularSystemError
 
 __all__ = ["SpectralAsKLS"]
@@ -108,7 +107,7 @@ class SpectralAsKLS:
                                remedy="use explicit feature maps with fewer features than "
                                       "training samples, or the iterative solvers")
         scale = np.abs(K).max()
-        with threadpool_limits(DECOMPOSITION_THREADS, user_api="blas"):
+        with _blas_controller().limit(limits=DECOMPOSITION_THREADS, user_api="blas"):
             if np.abs(K - K.T).max() <= SYMMETRY_RTOL * scale:
                 values, vectors = np.linalg.eigh((K + K.T) / 2)
                 self.P = vectors
@@ -124,7 +123,7 @@ class SpectralAsKLS:
 
     def _thin_svd(self, U, V):
         m, d = U.shape
-        with threadpool_limits(DECOMPOSITION_THREADS, user_api="blas"):
+        with _blas_controller().limit(limits=DECOMPOSITION_THREADS, user_api="blas"):
             Qu, Ru = np.linalg.qr(U)
             Qv, Rv = (Qu, Ru) if V is U else np.linalg.qr(V)
             core_left, s, core_right = np.linalg.svd(Ru @ Rv.T)

@@ -26,10 +26,9 @@ import warnings
 
 import numpy as np
 import scipy.linalg as sla
-from threadpoolctl import threadpool_limits
 
 from .._memory import check_dense_allocation
-from ._dense import _one_blas_thread
+from ._dense import _blas_controller, _one_blas_thread
 from ._result import SingularSystemError
 from ._spectral import DECOMPOSITION_THREADS, checked_gamma, label_block
 from ._spectral_folds import _check_folds
@@ -73,7 +72,7 @@ class TridiagonalLSSVM:
         if m == 1:
             self.Q, self.diagonal, self.off = np.ones((1, 1)), K[0].copy(), np.zeros(0)
         else:
-            with threadpool_limits(DECOMPOSITION_THREADS, user_api="blas"):
+            with _blas_controller().limit(limits=DECOMPOSITION_THREADS, user_api="blas"):
                 lwork = int(sla.lapack.dsytrd_lwork(m, lower=1)[0])
                 reduced, diagonal, off, tau, info = sla.lapack.dsytrd(K, lower=1,
                                                                       lwork=lwork)
