@@ -103,6 +103,26 @@ def test_attribute_kernel_is_the_naive_formula_every_way(propagation, renormaliz
     np.testing.assert_allclose(block.maps_transpose_dot(Z, "target"), V.T @ Z, atol=1e-12)
 
 
+@pytest.mark.parametrize("propagation", ["undirected", "both", "directed"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("renormalize", [False, True])
+def test_a_block_through_the_gram_matrix_is_that_block_of_every_node_to_the_bit(
+        propagation, dtype, renormalize):
+    # The last hop, the scales and the sum are taken on the block alone; every entry is
+    # the one the kernel of every node has, bit for bit, whatever rows and columns.
+    A = random_digraph(n=50, seed=8)
+    X = sp.random(50, 9, density=0.4, random_state=2, format="csr")
+    K = get_attribute_kernel(A, X, hops=3, propagation=propagation, renormalize=renormalize,
+                             dtype=dtype)
+    everything = K._through_gram()
+    rng = np.random.default_rng(0)
+    train = rng.permutation(50)[:30]
+    for rows, cols in ((train, train), (np.sort(train), np.arange(0, 50, 3)),
+                       (np.array([4, 4, 17, 2]), train[:7]), (np.arange(50), train)):
+        np.testing.assert_array_equal(K.restrict(rows, cols)._through_gram(),
+                                      everything[np.ix_(rows, cols)])
+
+
 @pytest.mark.parametrize("propagation", ["undirected", "directed"])
 def test_float32_steps_round_the_dense_blocks_only(propagation):
     A = random_digraph(seed=6)

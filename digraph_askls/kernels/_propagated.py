@@ -354,11 +354,27 @@ class PropagatedFeatureKernel(KernelOperator):
 
         The steps run in ``dtype``; a symmetric chain keeps ``C`` symmetric, so
         ``L C L^T = L (L C)^T`` costs two row-major sparse products and no transpose copy.
+        Only the hops that feed a further hop are taken on every node: the last one, the
+        row scales and the sum are taken on the block's rows and columns alone (each entry
+        by the same operations as on every node, so the same numbers, with about a third
+        of the ``n x n`` passes and temporaries).
         """
+        rows, cols = self.rows, self.cols
+        symmetric = all(left is right for left, right in self.chains)
+        if symmetric and not np.array_equal(rows, cols):
+            # Symmetrising needs K[cols][:, rows] too: build the block of their union.
+            union = np.unique(np.concatenate([rows, cols]))
+            block = self._gram_block(union, union, symmetric)
+            return block[np.ix_(np.searchsorted(union, rows), np.searchsorted(union, cols))]
+        return self._gram_block(rows, cols, symmetric)
+
+    def _gram_block(self, rows, cols, symmetric):
+        """The rows ``rows`` and columns ``cols`` of the kernel of every node, built through
+        the Gram matrix (``rows == cols`` when ``symmetric``)."""
         X = self.features
         gram = _gram(X)
         blocks = self._blocks()
-        total = blocks[0][0] ** 2 * gram
+        total = blocks[0][0] ** 2 * gram[np.ix_(rows, cols)]
         gram = gram.astype(self.dtype_of_steps, copy=False)
         for chain, (left, right) in enumerate(self.chains):
             left = sparse.csr_array(left, dtype=self.dtype_of_steps)
@@ -366,21 +382,25 @@ class PropagatedFeatureKernel(KernelOperator):
                 right, dtype=self.dtype_of_steps)
             current = gram
             for hop in range(1, self.hops + 1):
-                # threaded_product: SciPy's sums, in blocks of columns that stay in cache.
+                # threaded_product: SciPy's sums, in blocks of columns that stay in cache;
+                # a row of a product of some rows of a CSR matrix is that row of the whole.
+                last = hop == self.hops
                 if right is left:
-                    current = threaded_product(left, threaded_product(left, current).T)
+                    outer, inner = (left[rows], left[cols]) if last else (left, left)
+                    current = threaded_product(outer, threaded_product(inner, current).T)
                 else:   # L C R^T as R (L C)^T, transposed back
+                    outer, inner = (right[cols], left[rows]) if last else (right, left)
                     current = np.ascontiguousarray(threaded_product(
-                        right, np.ascontiguousarray(threaded_product(left, current).T)).T)
+                        outer, np.ascontiguousarray(threaded_product(inner, current).T)).T)
                 weight = blocks[1 + chain * self.hops + hop - 1][0]
-                term = current
+                term = current if last else current[np.ix_(rows, cols)]
                 if self.renormalize:
-                    term = (self._row_scales(chain, 0, hop)[:, None] * current
-                            * self._row_scales(chain, 1, hop)[None, :])
+                    term = (self._row_scales(chain, 0, hop)[rows][:, None] * term
+                            * self._row_scales(chain, 1, hop)[cols][None, :])
                 total += weight ** 2 * term
-        if all(left is right for left, right in self.chains):
+        if symmetric:
             total = (total + total.T) / 2         # symmetric up to the steps' rounding
-        return total[np.ix_(self.rows, self.cols)]
+        return total
 
     # ---- products -------------------------------------------------------------------
     def _apply(self, Z, transpose):
