@@ -22,13 +22,12 @@ A gamma is refused where the AsK-LS system is (numerically) singular, by the rul
 ``O(m^2)`` from the tridiagonal form): the same gammas are scored either way.
 """
 
-import warnings
-
 import numpy as np
 import scipy.linalg as sla
 
 from .._memory import check_dense_allocation
 from ._dense import _blas_controller, _one_blas_thread
+from ._lssvm_folds import lssvm_fold_scores, lssvm_solution
 from ._result import SingularSystemError
 from ._spectral import DECOMPOSITION_THREADS, checked_gamma, label_block
 from ._spectral_folds import _check_folds
@@ -171,45 +170,3 @@ class TridiagonalLSSVM:
 
             return lssvm_fold_scores(Y, folds, solution, block_of,
                                      lambda B: self._inverse_times(ridge, B))
-
-
-def lssvm_solution(solved):
-    """The LS-SVM's ``alpha`` (m, k), intercepts (k,), ``u = C^-1 1`` and ``s = 1^T u``
-    from ``solved = C^-1 [Y, 1]`` (``C = K + I/gamma``): the intercepts are eliminated by
-    ``1^T alpha = 0``."""
-    u, total = solved[:, -1], solved[:, -1].sum()
-    if not np.isfinite(total) or abs(total) <= 1e-14 * np.abs(u).sum():
-        raise SingularSystemError("singular intercept system: 1^T (K + I/gamma)^-1 1 = 0")
-    intercepts = solved[:, :-1].sum(axis=0) / total
-    return solved[:, :-1] - np.outer(u, intercepts), intercepts, u, total
-
-
-def lssvm_fold_scores(Y, folds, solution, block_of, inverse_times):
-    """Out-of-fold scores (2, m, k) and the mean fold model ``(intercepts (2, k), dual
-    (2, m, k))`` of the LS-SVM whose :func:`lssvm_solution` is ``solution``, given the
-    blocks ``(C^-1)_FF`` (``block_of(held)``) and products with ``C^-1``
-    (``inverse_times``): see the module. Raises :class:`SingularSystemError` where a
-    fold's system is singular."""
-    alpha, intercepts, u, total = solution
-    m, k = Y.shape
-    scores = np.empty((2, m, k))
-    steps = np.zeros((m, k))
-    for held in folds:
-        held = np.asarray(held)
-        block = block_of(held) - np.outer(u[held], u[held]) / total
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", sla.LinAlgWarning)
-            try:
-                step = sla.solve(block, alpha[held], assume_a="sym", check_finite=False)
-            except (np.linalg.LinAlgError, sla.LinAlgError, sla.LinAlgWarning):
-                raise SingularSystemError(
-                    f"the system of a fold is singular: leaving {held.size} "
-                    "training samples out leaves a singular system") from None
-        scores[:, held] = Y[held] - step
-        steps[held] = step
-    # The mean fold model: alpha - (M^-1)_{:, F} c averaged over the folds, one product
-    # with M^-1 of the steps placed at their folds' rows.
-    steps /= len(folds)
-    shift = u @ steps / total                          # (M^-1)_{b, :} steps
-    dual = alpha - (inverse_times(steps) - np.outer(u, shift))
-    return scores, (np.tile(intercepts - shift, (2, 1)), np.stack([dual, dual]))

@@ -30,7 +30,7 @@ from ...linalg import AsKLSSystem, SolverResult, solve_system
 from ...linalg._scores import solve_many_with_scores
 from ...linalg._dense import _blas_controller
 from ...linalg._spectral import DECOMPOSITION_THREADS
-from ...linalg._tridiagonal import lssvm_fold_scores, lssvm_solution
+from ...linalg._lssvm_folds import lssvm_fold_scores, lssvm_solution
 from .._training import label_columns
 from .._train_scores import NodeScores, joined_products
 from .._views import kernel_dot
