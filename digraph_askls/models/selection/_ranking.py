@@ -102,14 +102,18 @@ def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions
         for combine in ("joint", "stack"):
             if combine in merges:
                 results[combine], predictions[combine] = _quality(T, stacked, codes), stacked
+    softmax_of = {}      # the mean view's calibrated softmax serves "mean" and "blend"
     for combine in ("mean", "source", "target", "blend"):
         if combine not in merges:
             continue
-        views = _views(scores, "mean" if combine == "blend" else combine)
-        flat = views.transpose(1, 0, 2).reshape(m, -1)
-        logits = view_logits(flat, views.shape[0])
-        temperature, scale = fit_temperature(logits, codes)
-        calibrated = softmax_rows(temperature * logits / scale)
+        read = "mean" if combine == "blend" else combine
+        if read not in softmax_of:
+            views = _views(scores, read)
+            flat = views.transpose(1, 0, 2).reshape(m, -1)
+            logits = view_logits(flat, views.shape[0])
+            temperature, scale = fit_temperature(logits, codes)
+            softmax_of[read] = softmax_rows(temperature * logits / scale)
+        calibrated = softmax_of[read]
         if combine == "blend":
             calibrated = 0.5 * (stacked + calibrated)
         results[combine], predictions[combine] = _quality(T, calibrated, codes), calibrated
