@@ -303,3 +303,25 @@ def test_smoothed_kernel_pulls_few_rows_and_computes_every_map_once(block_bytes,
     np.testing.assert_allclose(fresh.restrict(mask, rows).to_dense(), block.to_dense(),
                                atol=1e-12)
     assert fresh._map is None
+
+
+def test_smoothed_kernel_recipe_diffuses_in_float32_to_float64_rounding():
+    # The recipe's default steps are float32; the map they give is float64 with unit
+    # rows, within float32 rounding of float64 steps, pulled rows and full map alike.
+    from digraph_askls.kernels import SmoothedAttributeKernel, get_smoothed_attribute_kernel
+
+    A = random_digraph(n=120, density=0.05, seed=4)
+    X = sp.random(120, 60, density=0.1, random_state=3, format="csr") + sp.eye(120, 60)
+    fast = SmoothedAttributeKernel().make(A, features=X)
+    exact = SmoothedAttributeKernel(dtype="float64").make(A, features=X)
+    assert fast.dtype_of_steps == np.float32 and exact.dtype_of_steps == np.float64
+    rows = np.arange(0, 120, 7)
+    pulled = fast.restrict(rows, rows).to_dense()
+    assert fast._map is None
+    np.testing.assert_allclose(pulled, exact.restrict(rows, rows).to_dense(), atol=1e-6)
+    assert fast.source.dtype == np.float64
+    np.testing.assert_allclose(fast.source, exact.source, atol=1e-6)
+    assert not np.array_equal(fast.source, exact.source)     # really another precision
+    np.testing.assert_allclose(np.linalg.norm(fast.source, axis=1), 1.0, rtol=1e-12)
+    with pytest.raises(ValueError, match="dtype must be float32 or float64, got int64"):
+        get_smoothed_attribute_kernel(A, X, dtype=np.int64)

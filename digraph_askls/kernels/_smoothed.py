@@ -95,6 +95,8 @@ def get_smoothed_attribute_kernel(adjacency, features, alpha=0.1, n_steps=10,
         raise ValueError(f"alpha must be a number in (0, 1], got {alpha!r}")
     if not isinstance(n_steps, numbers.Integral) or isinstance(n_steps, bool) or n_steps < 0:
         raise ValueError(f"n_steps must be an integer >= 0, got {n_steps!r}")
+    if np.dtype(dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise ValueError(f"dtype must be float32 or float64, got {np.dtype(dtype)}")
     adjacency, _ = get_adjacency(adjacency)
     X = check_features(features, adjacency.shape[0])
     if X is None:
