@@ -46,6 +46,12 @@ SYMMETRY_RTOL = 1e-12
 DECOMPOSITION_THREADS = 1
 
 
+def _decomposition_threads():
+    """A context in which BLAS runs on :data:`DECOMPOSITION_THREADS` threads, limited
+    through the process's one controller (as :func:`~._dense._one_blas_thread`)."""
+    return _blas_controller().limit(limits=DECOMPOSITION_THREADS, user_api="blas")
+
+
 class SpectralAsKLS:
     """The AsK-LS system of one training kernel, solved for any gamma from its SVD.
 
@@ -107,7 +113,7 @@ class SpectralAsKLS:
                                remedy="use explicit feature maps with fewer features than "
                                       "training samples, or the iterative solvers")
         scale = np.abs(K).max()
-        with _blas_controller().limit(limits=DECOMPOSITION_THREADS, user_api="blas"):
+        with _decomposition_threads():
             if np.abs(K - K.T).max() <= SYMMETRY_RTOL * scale:
                 values, vectors = np.linalg.eigh((K + K.T) / 2)
                 self.P = vectors
@@ -123,7 +129,7 @@ class SpectralAsKLS:
 
     def _thin_svd(self, U, V):
         m, d = U.shape
-        with _blas_controller().limit(limits=DECOMPOSITION_THREADS, user_api="blas"):
+        with _decomposition_threads():
             Qu, Ru = np.linalg.qr(U)
             Qv, Rv = (Qu, Ru) if V is U else np.linalg.qr(V)
             core_left, s, core_right = np.linalg.svd(Ru @ Rv.T)

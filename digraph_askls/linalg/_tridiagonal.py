@@ -26,10 +26,10 @@ import numpy as np
 import scipy.linalg as sla
 
 from .._memory import check_dense_allocation
-from ._dense import _blas_controller, _one_blas_thread
+from ._dense import _one_blas_thread
 from ._lssvm_folds import lssvm_fold_scores, lssvm_solution
 from ._result import SingularSystemError
-from ._spectral import DECOMPOSITION_THREADS, checked_gamma, label_block
+from ._spectral import _decomposition_threads, checked_gamma, label_block
 from ._spectral_folds import _check_folds
 
 __all__ = ["TridiagonalLSSVM"]
@@ -71,7 +71,7 @@ class TridiagonalLSSVM:
         if m == 1:
             self.Q, self.diagonal, self.off = np.ones((1, 1)), K[0].copy(), np.zeros(0)
         else:
-            with _blas_controller().limit(limits=DECOMPOSITION_THREADS, user_api="blas"):
+            with _decomposition_threads():
                 lwork = int(sla.lapack.dsytrd_lwork(m, lower=1)[0])
                 reduced, diagonal, off, tau, info = sla.lapack.dsytrd(K, lower=1,
                                                                       lwork=lwork)

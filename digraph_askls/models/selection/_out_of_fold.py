@@ -28,8 +28,7 @@ from ...kernels import restrict_kernel
 from ...kernels._restrict import views_pair_product
 from ...linalg import AsKLSSystem, SolverResult, solve_system
 from ...linalg._scores import solve_many_with_scores
-from ...linalg._dense import _blas_controller
-from ...linalg._spectral import DECOMPOSITION_THREADS
+from ...linalg._spectral import _decomposition_threads
 from ...linalg._lssvm_folds import lssvm_fold_scores, lssvm_solution
 from .._training import label_columns
 from .._train_scores import NodeScores, joined_products
@@ -105,7 +104,7 @@ def cholesky_out_of_fold(K, codes, gamma, folds):
     Y = label_columns(codes)
     C = np.array(K, dtype=np.float64, order="F")
     C[np.diag_indices_from(C)] += 1.0 / float(gamma)
-    with _blas_controller().limit(limits=DECOMPOSITION_THREADS, user_api="blas"):
+    with _decomposition_threads():
         factor, info = sla.lapack.dpotrf(C, lower=True, overwrite_a=True, clean=False)
         if info != 0:
             raise np.linalg.LinAlgError(
