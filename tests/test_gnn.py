@@ -191,3 +191,53 @@ def test_each_peer_trains_two_epochs_on_a_tiny_graph(method):
         graph.adjacency, graph.labels, splits=[((0, 0), np.arange(20), np.arange(28, 40))],
         valid=[valid], features=graph.features, verbose=False)
     assert 0 <= results.micro_f1[0] <= 1 and results.seconds[0] > 0
+
+
+@pytest.mark.parametrize("method", ["APPNP", "GCNII"])
+def test_sparse_attributes_give_the_dense_model(method):
+    """APPNP and GCNII take sparse attributes as a sparse matrix: without dropout the scores
+    and the input layer's gradient are those of the dense attributes."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch_geometric")
+    rng = np.random.default_rng(0)
+    graph = _tiny_graph()
+    dense = torch.as_tensor(rng.random((40, 60)) * (rng.random((40, 60)) < 0.05),
+                            dtype=torch.float32)
+    assert gnn_models.sparse_rows(dense).layout == torch.sparse_csr
+    from digraph_askls.experiments._comparison_peers import grid_of
+
+    config = dict(grid_of(method, "tiny", "20 per class")[0], dropout=0.0)
+    results = []
+    for features in (dense, gnn_models.sparse_rows(dense)):
+        torch.manual_seed(0)
+        model, _ = gnn_models.build_model(method, config, dense, graph.adjacency, 2)
+        edges = torch.as_tensor(np.array(graph.adjacency.nonzero()), dtype=torch.int64)
+        out = model(features, torch.cat([edges, edges.flip(0)], 1))
+        out.square().sum().backward()
+        results.append((out.detach(), model.first.weight.grad.clone()))
+    assert torch.allclose(results[0][0], results[1][0], atol=1e-5)
+    assert torch.allclose(results[0][1], results[1][1], atol=1e-5)
+
+
+def test_dropout_of_sparse_attributes_draws_only_stored_entries():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    dense = torch.as_tensor(rng.random((200, 50)) * (rng.random((200, 50)) < 0.05) + 0.1 *
+                            (rng.random((200, 50)) < 0.05), dtype=torch.float32)
+    stored = gnn_models.sparse_rows(dense)
+    identity = torch.nn.Linear(50, 50)
+    with torch.no_grad():
+        identity.weight.copy_(torch.eye(50))
+        identity.bias.zero_()
+    torch.manual_seed(0)
+    dropped = gnn_models.dropped_linear(identity, stored, 0.5, True).detach()
+    assert torch.all(dropped[dense == 0] == 0)
+    kept = dropped[dense != 0]
+    twice = 2 * dense[dense != 0]
+    assert torch.all((kept == 0) | torch.isclose(kept, twice))
+    share = float((kept == 0).float().mean())
+    assert 0.4 < share < 0.6                        # about p of the stored entries
+    # Not training: no entry is dropped, and a dense matrix stays dense.
+    assert torch.allclose(gnn_models.dropped_linear(identity, stored, 0.5, False), dense)
+    full = torch.ones(10, 10)
+    assert gnn_models.sparse_rows(full) is full

@@ -11,6 +11,7 @@ torch is imported by the functions, never when :mod:`digraph_askls` is imported.
 """
 
 import importlib
+import warnings
 
 import numpy as np
 from scipy import sparse
@@ -76,6 +77,46 @@ def _dir_gnn(config, n_features, n_classes):
     return DirGNN()
 
 
+#: Largest share of non-zero attributes at which APPNP and GCNII take them as a sparse
+#: matrix (:func:`sparse_rows`): bags of words (Cora 1.3 %, CiteSeer 0.9 %) and the
+#: heterophilous graphs' attributes are far below it.
+SPARSE_INPUT_DENSITY = 0.1
+
+
+def sparse_rows(features):
+    """``features`` (a dense tensor) as a sparse CSR tensor where at most
+    :data:`SPARSE_INPUT_DENSITY` of its entries are non-zero, else as it is."""
+    import torch
+
+    if features.layout != torch.strided or features.dim() != 2 or features.numel() == 0:
+        return features
+    if torch.count_nonzero(features).item() > SPARSE_INPUT_DENSITY * features.numel():
+        return features
+    with warnings.catch_warnings():      # "Sparse CSR tensor support is in beta state"
+        warnings.filterwarnings("ignore", message="Sparse CSR tensor support",
+                                category=UserWarning)
+        return features.to_sparse_csr()
+
+
+def dropped_linear(linear, x, p, training):
+    """``linear(dropout(x, p))``, the input layer of APPNP and GCNII.
+
+    On a sparse CSR ``x`` the dropout draws only the stored entries: an entry that is zero
+    stays zero whatever is drawn for it, so the layer's output has the same distribution
+    as on the dense input, for a fraction of the random draws. On one CPU thread, CiteSeer's
+    attributes (3,327 x 3,703, 0.9 % stored) took 0.53 s per dense dropout, most of an
+    epoch, against 0.02 s for the whole sparse layer with its gradient."""
+    import torch
+
+    if x.layout != torch.sparse_csr:
+        return linear(torch.nn.functional.dropout(x, p, training))
+    values = torch.nn.functional.dropout(x.values(), p, training)
+    # The indices are the stored ones of x: no check needed.
+    x = torch.sparse_csr_tensor(x.crow_indices(), x.col_indices(), values, x.shape,
+                                check_invariants=False)
+    return torch.sparse.mm(x, linear.weight.t()) + linear.bias
+
+
 def _appnp(config, n_features, n_classes):
     """APPNP: a two-layer perceptron whose class scores are smoothed by personalised
     PageRank (PyG's ``APPNP`` propagation, ``K`` steps with teleport ``alpha``)."""
@@ -91,8 +132,8 @@ def _appnp(config, n_features, n_classes):
 
         def forward(self, x, edge_index):
             dropout = torch.nn.functional.dropout
-            x = dropout(x, config["dropout"], self.training)
-            x = torch.nn.functional.relu(self.first(x))
+            x = torch.nn.functional.relu(
+                dropped_linear(self.first, x, config["dropout"], self.training))
             x = self.second(dropout(x, config["dropout"], self.training))
             return self.propagate(x, edge_index)
 
@@ -117,8 +158,8 @@ def _gcnii(config, n_features, n_classes):
 
         def forward(self, x, edge_index):
             functional = torch.nn.functional
-            x = functional.dropout(x, config["dropout"], self.training)
-            x = x_0 = functional.relu(self.first(x))
+            x = x_0 = functional.relu(
+                dropped_linear(self.first, x, config["dropout"], self.training))
             for conv in self.convs:
                 x = functional.dropout(x, config["dropout"], self.training)
                 x = functional.relu(conv(x, x_0, edge_index))
@@ -202,7 +243,8 @@ def build_model(method, config, features, adjacency, n_classes):
     if method in ("APPNP", "GCNII"):
         undirected = to_undirected(edges, num_nodes=n_nodes)
         model = (_appnp if method == "APPNP" else _gcnii)(config, n_features, n_classes)
-        return model, lambda: model(features, undirected)
+        stored = sparse_rows(features)
+        return model, lambda: model(stored, undirected)
     if method == "Dir-GNN":
         model = _dir_gnn(config, n_features, n_classes)
         return model, lambda: model(features, edges)
