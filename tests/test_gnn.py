@@ -241,3 +241,34 @@ def test_dropout_of_sparse_attributes_draws_only_stored_entries():
     assert torch.allclose(gnn_models.dropped_linear(identity, stored, 0.5, False), dense)
     full = torch.ones(10, 10)
     assert gnn_models.sparse_rows(full) is full
+
+
+def test_gcnii_on_sparse_links_is_gcnii_on_the_edge_list():
+    """GCNII propagates over a sparse adjacency without the graph's own self-loops: its
+    scores are those of PyG's edge-list path, self-loops of the graph included."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch_geometric")
+    from torch_geometric.utils import to_undirected
+
+    from digraph_askls.experiments._comparison_peers import grid_of
+
+    graph = _tiny_graph()
+    adjacency = graph.adjacency.tolil()
+    adjacency[[0, 5, 7], [0, 5, 7]] = 1.0                     # self-loops of the graph
+    adjacency = adjacency.tocsr()
+    features = torch.as_tensor(graph.features, dtype=torch.float32)
+    config = dict(grid_of("GCNII", "tiny", "20 per class")[0], dropout=0.0)
+    torch.manual_seed(0)
+    model, scores = gnn_models.build_model("GCNII", config, features, adjacency, 2)
+    model.eval()
+    edges = to_undirected(gnn_models._edge_index(adjacency, torch), num_nodes=40)
+    with torch.no_grad():
+        through_links = scores()
+        model.convs.apply(lambda conv: setattr(conv, "_cached_edge_index", None))
+        through_edges = model(features, edges)
+    assert torch.allclose(through_links, through_edges, atol=1e-6)
+    # The loops are what PyG's two paths treat differently: kept, the scores move.
+    kept = torch.sparse_coo_tensor(edges, torch.ones(edges.shape[1]), (40, 40)).to_sparse_csr()
+    with torch.no_grad():
+        model.convs.apply(lambda conv: setattr(conv, "_cached_edge_index", None))
+        assert not torch.allclose(model(features, kept), through_edges, atol=1e-6)
