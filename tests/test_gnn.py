@@ -272,3 +272,22 @@ def test_gcnii_on_sparse_links_is_gcnii_on_the_edge_list():
     with torch.no_grad():
         model.convs.apply(lambda conv: setattr(conv, "_cached_edge_index", None))
         assert not torch.allclose(model(features, kept), through_edges, atol=1e-6)
+
+
+def test_graphsage_on_sparse_links_is_graphsage_on_the_edge_list():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch_geometric")
+    from torch_geometric.utils import to_undirected
+
+    graph = _tiny_graph()
+    adjacency = graph.adjacency.tolil()
+    adjacency[[0, 5, 7], [0, 5, 7]] = 1.0                     # self-loops of the graph
+    adjacency = adjacency.tocsr()
+    features = torch.as_tensor(graph.features, dtype=torch.float32)
+    torch.manual_seed(0)
+    model, scores = gnn_models.build_model(
+        "GraphSAGE", {"hidden": 16, "layers": 2, "dropout": 0.0}, features, adjacency, 2)
+    model.eval()
+    edges = to_undirected(gnn_models._edge_index(adjacency, torch), num_nodes=40)
+    with torch.no_grad():
+        assert torch.allclose(scores(), model(features, edges), atol=1e-6)
