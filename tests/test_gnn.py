@@ -243,6 +243,14 @@ def test_dropout_of_sparse_attributes_draws_only_stored_entries():
     assert gnn_models.sparse_rows(full) is full
 
 
+def _looped_graph(torch):
+    """The tiny graph with three self-loops, and its attributes as a tensor."""
+    graph = _tiny_graph()
+    adjacency = graph.adjacency.tolil()
+    adjacency[[0, 5, 7], [0, 5, 7]] = 1.0
+    return adjacency.tocsr(), torch.as_tensor(graph.features, dtype=torch.float32)
+
+
 def test_gcnii_on_sparse_links_is_gcnii_on_the_edge_list():
     """GCNII propagates over a sparse adjacency without the graph's own self-loops: its
     scores are those of PyG's edge-list path, self-loops of the graph included."""
@@ -252,11 +260,7 @@ def test_gcnii_on_sparse_links_is_gcnii_on_the_edge_list():
 
     from digraph_askls.experiments._comparison_peers import grid_of
 
-    graph = _tiny_graph()
-    adjacency = graph.adjacency.tolil()
-    adjacency[[0, 5, 7], [0, 5, 7]] = 1.0                     # self-loops of the graph
-    adjacency = adjacency.tocsr()
-    features = torch.as_tensor(graph.features, dtype=torch.float32)
+    adjacency, features = _looped_graph(torch)
     config = dict(grid_of("GCNII", "tiny", "20 per class")[0], dropout=0.0)
     torch.manual_seed(0)
     model, scores = gnn_models.build_model("GCNII", config, features, adjacency, 2)
@@ -279,11 +283,7 @@ def test_graphsage_on_sparse_links_is_graphsage_on_the_edge_list():
     pytest.importorskip("torch_geometric")
     from torch_geometric.utils import to_undirected
 
-    graph = _tiny_graph()
-    adjacency = graph.adjacency.tolil()
-    adjacency[[0, 5, 7], [0, 5, 7]] = 1.0                     # self-loops of the graph
-    adjacency = adjacency.tocsr()
-    features = torch.as_tensor(graph.features, dtype=torch.float32)
+    adjacency, features = _looped_graph(torch)
     torch.manual_seed(0)
     model, scores = gnn_models.build_model(
         "GraphSAGE", {"hidden": 16, "layers": 2, "dropout": 0.0}, features, adjacency, 2)
