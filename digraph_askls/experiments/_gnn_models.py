@@ -10,6 +10,7 @@ its own: this module only connects the library's pieces and prepares their input
 torch is imported by the functions, never when :mod:`digraph_askls` is imported.
 """
 
+import contextlib
 import importlib
 import warnings
 
@@ -83,6 +84,16 @@ def _dir_gnn(config, n_features, n_classes):
 SPARSE_INPUT_DENSITY = 0.1
 
 
+@contextlib.contextmanager
+def _quiet_sparse():
+    """Silence torch's notices on building sparse CSR tensors: that their support is in
+    beta, and that invariant checks are off (the indices come from valid tensors)."""
+    with warnings.catch_warnings():
+        for message in ("Sparse CSR tensor support", "Sparse invariant checks"):
+            warnings.filterwarnings("ignore", message=message, category=UserWarning)
+        yield
+
+
 def sparse_rows(features):
     """``features`` (a dense tensor) as a sparse CSR tensor where at most
     :data:`SPARSE_INPUT_DENSITY` of its entries are non-zero, else as it is."""
@@ -92,9 +103,7 @@ def sparse_rows(features):
         return features
     if torch.count_nonzero(features).item() > SPARSE_INPUT_DENSITY * features.numel():
         return features
-    with warnings.catch_warnings():      # "Sparse CSR tensor support is in beta state"
-        warnings.filterwarnings("ignore", message="Sparse CSR tensor support",
-                                category=UserWarning)
+    with _quiet_sparse():
         return features.to_sparse_csr()
 
 
@@ -112,9 +121,7 @@ def sparse_links(edge_index, n_nodes, self_loops=False):
     either way."""
     from torch_geometric.utils import remove_self_loops, to_torch_csr_tensor
 
-    with warnings.catch_warnings():      # the beta state and the unchecked invariants
-        for message in ("Sparse CSR tensor support", "Sparse invariant checks"):
-            warnings.filterwarnings("ignore", message=message, category=UserWarning)
+    with _quiet_sparse():
         links = edge_index if self_loops else remove_self_loops(edge_index)[0]
         return to_torch_csr_tensor(links, size=(n_nodes, n_nodes))
 
