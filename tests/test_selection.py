@@ -302,6 +302,42 @@ def test_the_race_scores_its_finalists_on_every_labelled_node_as_the_full_rankin
     assert abs(raced.selection_["accuracy"] - full.selection_["accuracy"]) < 0.03
 
 
+def test_with_one_finalist_the_sample_chooses_the_kernel_and_every_labelled_node_its_gamma():
+    """``racing_keep=1``: the kernel that ranks best on the sample alone is scored again on
+    every labelled node, at each gamma of its grid, with the scores the exhaustive ranking
+    gives it there; the best of those gammas wins."""
+    from digraph_askls.models.selection import SelectionPolicy
+
+    adjacency, labels, features, _ = graph_problem(seed=3, n=240)
+    known = np.where(np.random.default_rng(3).random(240) < 0.7, labels, -1)
+    m = int((known >= 0).sum())
+    raced = NodeClassifier(random_state=0, policy=SelectionPolicy(
+        racing_sample=60, racing_keep=1, few_labels_per_class=10)).fit(
+        adjacency, known, features=features)
+    full = NodeClassifier(random_state=0, policy=SelectionPolicy(
+        racing_sample=None, few_labels_per_class=10)).fit(adjacency, known, features=features)
+    rows, reference = raced.cv_results_, full.cv_results_
+    finalist, = [i for i, size in enumerate(rows["scored_on"]) if size == m]
+    kernel = repr(rows["kernel"][finalist])
+    # The finalist's kernel is the one whose best gamma led on the sample.
+    on_sample = [i for i, size in enumerate(rows["scored_on"]) if size == 60]
+    leader = max(on_sample, key=lambda i: rows["mean_test_score"][i])
+    assert kernel == repr(rows["kernel"][leader])
+    # Its gamma is the best of its grid on every labelled node, as the exhaustive
+    # ranking scores them.
+    own = [j for j in range(len(reference["kernel"]))
+           if repr(reference["kernel"][j]) == kernel]
+    assert len(own) > 1
+    best = max(own, key=lambda j: reference["mean_test_score"][j])
+    assert rows["gamma"][finalist] == reference["gamma"][best]
+    assert rows["mean_test_score"][finalist] == pytest.approx(
+        reference["mean_test_score"][best], abs=1e-9)
+    assert repr(raced.selection_["kernel"]) == kernel
+    assert raced.selection_["gamma"] == reference["gamma"][best]
+    test = known < 0
+    assert np.mean(raced.predict(np.flatnonzero(test)) == labels[test]) > 0.6
+
+
 def test_above_the_decomposition_limit_the_race_scores_its_finalists_on_a_second_sample():
     """With more labelled nodes than ``spectral_max_train`` the race's second round scores the survivors on a stratified sample of that many, with
     the folds the exhaustive ranking gives that sample: a finalist's score there is the

@@ -62,15 +62,20 @@ class SelectionPolicy:
     racing_sample : int or None, default=500
         With more than twice this many labelled nodes (on a graph of at most
         ``large_graph`` nodes), the candidates race (:mod:`~._racing`): all are ranked
-        on a stratified sample of this many labelled nodes, and those the sample cannot
-        tell from the best are scored again on all of them (on a stratified sample of
-        ``spectral_max_train`` where there are more). None ranks every candidate on
-        every labelled node (up to ``spectral_max_train``). On 12 development splits of Chameleon, Squirrel, Cora
-        and CiteSeer (1,625-4,160 labelled nodes) the race chose the kernel, gamma and
-        merge of the exhaustive ranking every time, at 0.34-0.73 of its CPU time
-        (``benchmarks/bench_racing.py``, ``docs/results/speed.md``).
-    racing_keep : int, default=2
-        At most this many candidates go on to the race's second round.
+        on a stratified sample of this many labelled nodes, and the best of them
+        (``racing_keep``) are scored again on all of them, at each of their gammas (on a
+        stratified sample of ``spectral_max_train`` where there are more). None ranks
+        every candidate on every labelled node (up to ``spectral_max_train``).
+    racing_keep : int, default=1
+        At most this many candidates go on to the race's second round: those the sample
+        cannot tell from the best, best first (:func:`~._racing.survivors`). With one,
+        the sample chooses the kernel and every labelled node its gamma. On the
+        development splits of ``benchmarks/bench_racing.py`` (fixed splits 0-2 of
+        Chameleon and Squirrel, 60/40 draws 0-2 of Cora, CiteSeer and Pubmed, film's
+        split 0; 1,625-11,830 labelled nodes) one finalist chose the kernel, gamma and
+        merge of two finalists and of the exhaustive ranking every time, at 0.26-1.0 of
+        the CPU time of two (film 10.5 against 41.0 s, CiteSeer 4.4 against 7.7 s;
+        ``docs/results/speed.md``).
     estimate_interval_max : float, default=0.3
         ``selection_["accuracy_reliable"]`` is False where the interval of the accuracy
         estimate (:func:`~._estimate.selection_estimate`) is wider than this: too few
@@ -90,7 +95,7 @@ class SelectionPolicy:
     merge_cv_max: int = 2000
     walk_step_budget: float = 2e8
     racing_sample: object = 500
-    racing_keep: int = 2
+    racing_keep: int = 1
     estimate_interval_max: float = 0.3
 
     def ranking_sample_size(self, n_nodes, n_labelled=None):

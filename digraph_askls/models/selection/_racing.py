@@ -16,7 +16,10 @@ halving over the labelled nodes:
    best of those scores wins.
 
 A candidate that the sample cannot separate from the best goes on; one that is worse by
-more than the sample's noise is dropped.
+more than the sample's noise is dropped. By default one goes on
+(``racing_keep=1``): the sample chooses the kernel and every labelled node its gamma. A
+second finalist costs a second decomposition of the largest block of the fit (film: 37
+against 10 CPU seconds per split) and, on the development splits measured, never won.
 """
 
 import logging
