@@ -71,11 +71,12 @@ class SelectionPolicy:
         cannot tell from the best, best first (:func:`~._racing.survivors`). With one,
         the sample chooses the kernel and every labelled node its gamma. On the
         development splits of ``benchmarks/bench_racing.py`` (fixed splits 0-2 of
-        Chameleon and Squirrel, 60/40 draws 0-2 of Cora, CiteSeer and Pubmed, film's
-        split 0; 1,625-11,830 labelled nodes) one finalist chose the kernel, gamma and
-        merge of two finalists and of the exhaustive ranking every time, at 0.26-1.0 of
-        the CPU time of two (film 10.5 against 41.0 s, CiteSeer 4.4 against 7.7 s;
-        ``docs/results/speed.md``).
+        Chameleon, Squirrel and film, 60/40 draws 0-2 of Cora, CiteSeer and Pubmed;
+        1,625-11,830 labelled nodes) one finalist chose the kernel, gamma and merge of
+        two finalists and of the exhaustive ranking every time, at 0.28-1.0 of the CPU
+        time of two (film 11.8 against 41.9 s, CiteSeer 4.4 against 7.7 s). On the
+        sealed draws of ``docs/results/comparison.md`` it changed 1 of 80 fits (CiteSeer
+        60/40, draw 4: 0.780 against 0.757; ``docs/results/speed.md``).
     estimate_interval_max : float, default=0.3
         ``selection_["accuracy_reliable"]`` is False where the interval of the accuracy
         estimate (:func:`~._estimate.selection_estimate`) is wider than this: too few
