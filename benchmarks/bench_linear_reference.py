@@ -50,34 +50,64 @@ MEMORY = ("peak resident set (ru_maxrss) of a fresh subprocess per (setting, met
           "peak_mib includes the interpreter, libraries and graph, peak_above_load_mib is "
           "the rise above the peak before the clock started")
 
+BENCHMARKS = Path(__file__).resolve().parent
+
+
+def setting_split(graph, protocol):
+    """``(labelled, test)`` nodes of a setting (seed 0): split 0 of the fixed splits with
+    its training and validation nodes labelled (``"fixed"``), one random 60/40 split
+    (``"60/40"``), or ``"<k> per class"``."""
+    from digraph_askls.evaluation import class_splits, fixed_splits, random_splits
+
+    if protocol == "fixed":
+        _, labelled, test = fixed_splits(graph, train_on_valid=True)[0]
+    elif protocol == "60/40":
+        (_, labelled, test), = random_splits(graph.labels, 0.6, 1, 0)
+    else:
+        (_, labelled, test), = class_splits(graph.labels, int(protocol.split()[0]), 1, 0)
+    return labelled, test
+
+
+def fit_reference(graph, labelled, test):
+    """The reference, from building its features to predicting ``test``: the predicted
+    labels, the fitted ``LogisticRegression`` and the number of features."""
+    from sklearn.linear_model import LogisticRegression
+
+    from digraph_askls.evaluation import linear_reference_features
+
+    Z = linear_reference_features(graph.adjacency, graph.features)
+    model = LogisticRegression(C=10, max_iter=500).fit(Z[labelled], graph.labels[labelled])
+    return model.predict(Z[test]), model, Z.shape[1]
+
+
+def child_env():
+    """The environment of a measuring subprocess: one thread everywhere, the library and
+    this folder importable."""
+    return dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+                MKL_NUM_THREADS="1", PYTHONPATH=os.pathsep.join([str(REPO), str(BENCHMARKS)]))
+
+
 CHILD = r"""
 import json, resource, sys, time, warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
-from sklearn.linear_model import LogisticRegression
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
-from digraph_askls.evaluation import (class_splits, fixed_splits, kernel_family,
-                                      linear_reference_features, random_splits)
+from digraph_askls.evaluation import kernel_family
+from bench_linear_reference import fit_reference, setting_split
+import digraph_askls.evaluation, sklearn.linear_model   # imported before the clock starts
 
 name, protocol, method, data_home = sys.argv[1:5]
 graph = load_dataset(name, data_home=data_home, download=False)
 labels = graph.labels
-if protocol == "fixed":
-    _, labelled, test = fixed_splits(graph, train_on_valid=True)[0]
-elif protocol == "60/40":
-    (_, labelled, test), = random_splits(labels, 0.6, 1, 0)
-else:
-    (_, labelled, test), = class_splits(labels, int(protocol.split()[0]), 1, 0)
+labelled, test = setting_split(graph, protocol)
 warnings.simplefilter("ignore")
 loaded_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 with threadpool_limits(1):
     start = time.perf_counter()
     if method == "reference":
-        Z = linear_reference_features(graph.adjacency, graph.features)
-        model = LogisticRegression(C=10, max_iter=500).fit(Z[labelled], labels[labelled])
-        predicted = model.predict(Z[test])
-        detail = dict(n_features=int(Z.shape[1]), n_iter=int(np.max(model.n_iter_)))
+        predicted, model, n_features = fit_reference(graph, labelled, test)
+        detail = dict(n_features=int(n_features), n_iter=int(np.max(model.n_iter_)))
     else:
         known = np.full(labels.size, -1)
         known[labelled] = labels[labelled]
@@ -96,8 +126,7 @@ print(json.dumps(dict(seconds=seconds, accuracy=float(np.mean(predicted == label
 
 def run_child(name, protocol, method, args):
     load = os.getloadavg()[0]
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-               MKL_NUM_THREADS="1", PYTHONPATH=str(REPO))
+    env = child_env()
     try:
         done = subprocess.run([sys.executable, "-c", CHILD, name, protocol, method,
                                args.data_home], stdout=subprocess.PIPE, text=True,

@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_linear_reference import SETTINGS, _commit  # noqa: E402  (the same settings)
+from bench_linear_reference import SETTINGS, _commit, child_env  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -42,31 +42,23 @@ CHILD = r"""
 import json, sys, time, warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
-from sklearn.linear_model import LogisticRegression
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
-from digraph_askls.evaluation import (class_splits, fixed_splits, linear_reference_features,
-                                      random_splits)
 from digraph_askls.kernels import *   # the recipes a choice's repr names
+from bench_linear_reference import fit_reference, setting_split
+import digraph_askls.evaluation, sklearn.linear_model   # imported before the clock starts
 
 name, protocol, data_home, mode = sys.argv[1:5]
 graph = load_dataset(name, data_home=data_home, download=False)
 labels = graph.labels
-if protocol == "fixed":
-    _, labelled, test = fixed_splits(graph, train_on_valid=True)[0]
-elif protocol == "60/40":
-    (_, labelled, test), = random_splits(labels, 0.6, 1, 0)
-else:
-    (_, labelled, test), = class_splits(labels, int(protocol.split()[0]), 1, 0)
+labelled, test = setting_split(graph, protocol)
 known = np.full(labels.size, -1)
 known[labelled] = labels[labelled]
 warnings.simplefilter("ignore")
 out = {}
 with threadpool_limits(1):
     start = time.process_time()
-    Z = linear_reference_features(graph.adjacency, graph.features)
-    predicted = LogisticRegression(C=10, max_iter=500).fit(
-        Z[labelled], labels[labelled]).predict(Z[test])
+    predicted = fit_reference(graph, labelled, test)[0]
     out["reference"] = dict(cpu=time.process_time() - start,
                             accuracy=float(np.mean(predicted == labels[test])))
     if mode == "default":
@@ -88,8 +80,7 @@ print(json.dumps(out))
 
 
 def run_child(name, protocol, mode, args, choice=None):
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-               MKL_NUM_THREADS="1", PYTHONPATH=str(REPO))
+    env = child_env()
     command = [sys.executable, "-c", CHILD, name, protocol, args.data_home, mode]
     if choice is not None:
         command.append(json.dumps(choice))
