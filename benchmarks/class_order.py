@@ -23,19 +23,12 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
 from digraph_askls.evaluation import random_splits
+from digraph_askls.experiments._comparison_report import paired_difference
 from digraph_askls.experiments._peers import PeerClassifier
-
-
-def paired(differences):
-    """Mean and 95 % t-interval of paired differences."""
-    d = np.asarray(differences, dtype=float)
-    half = stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
-    return float(d.mean()), float(d.mean() - half), float(d.mean() + half)
 
 
 def main():
@@ -73,7 +66,8 @@ def main():
             summary[part] = dict(
                 default=float(np.mean([r["default"][i] for r in rows])),
                 vote=float(np.mean([r["vote"][i] for r in rows])),
-                difference=paired([r["default"][i] - r["vote"][i] for r in rows]))
+                difference=paired_difference([r["default"][i] for r in rows],
+                                             [r["vote"][i] for r in rows])[:3])
         result["orders"][order] = summary
         print(f"class codes {order}:")
         for part, s in summary.items():
