@@ -266,20 +266,31 @@ def test_a_winner_singular_on_every_labelled_node_is_solved_damped(monkeypatch):
     assert np.mean(model.predict(np.flatnonzero(test)) == labels[test]) > 0.6
 
 
-def test_the_race_scores_its_finalists_on_every_labelled_node_as_the_full_ranking_does():
+@pytest.fixture(scope="module")
+def race_problem():
+    """A graph with 70 % of its 240 nodes labelled (more than twice a racing sample of 60),
+    and the exhaustive selection on it: ``(adjacency, labels, features, known, full)``."""
+    from digraph_askls.models.selection import SelectionPolicy
+
+    adjacency, labels, features, _ = graph_problem(seed=3, n=240)
+    known = np.where(np.random.default_rng(3).random(240) < 0.7, labels, -1)
+    full = NodeClassifier(random_state=0, policy=SelectionPolicy(
+        racing_sample=None, few_labels_per_class=10)).fit(adjacency, known, features=features)
+    return adjacency, labels, features, known, full
+
+
+def test_the_race_scores_its_finalists_on_every_labelled_node_as_the_full_ranking_does(
+        race_problem):
     """Ranked on a sample, the candidates the sample cannot tell apart are scored again on
     every labelled node: each finalist's score there is the score the exhaustive ranking
     gives the same (kernel, gamma), and the winner is the best finalist."""
     from digraph_askls.models.selection import SelectionPolicy
 
-    adjacency, labels, features, _ = graph_problem(seed=3, n=240)
-    known = np.where(np.random.default_rng(3).random(240) < 0.7, labels, -1)
+    adjacency, labels, features, known, full = race_problem
     m = int((known >= 0).sum())
     raced = NodeClassifier(random_state=0, policy=SelectionPolicy(
         racing_sample=60, racing_keep=2, few_labels_per_class=10)).fit(
         adjacency, known, features=features)
-    full = NodeClassifier(random_state=0, policy=SelectionPolicy(
-        racing_sample=None, few_labels_per_class=10)).fit(adjacency, known, features=features)
     rows, reference = raced.cv_results_, full.cv_results_
     assert m > 120
     assert set(rows["scored_on"]) == {60, m}
@@ -302,20 +313,18 @@ def test_the_race_scores_its_finalists_on_every_labelled_node_as_the_full_rankin
     assert abs(raced.selection_["accuracy"] - full.selection_["accuracy"]) < 0.03
 
 
-def test_with_one_finalist_the_sample_chooses_the_kernel_and_every_labelled_node_its_gamma():
+def test_with_one_finalist_the_sample_chooses_the_kernel_and_every_labelled_node_its_gamma(
+        race_problem):
     """``racing_keep=1``: the kernel that ranks best on the sample alone is scored again on
     every labelled node, at each gamma of its grid, with the scores the exhaustive ranking
     gives it there; the best of those gammas wins."""
     from digraph_askls.models.selection import SelectionPolicy
 
-    adjacency, labels, features, _ = graph_problem(seed=3, n=240)
-    known = np.where(np.random.default_rng(3).random(240) < 0.7, labels, -1)
+    adjacency, labels, features, known, full = race_problem
     m = int((known >= 0).sum())
     raced = NodeClassifier(random_state=0, policy=SelectionPolicy(
         racing_sample=60, racing_keep=1, few_labels_per_class=10)).fit(
         adjacency, known, features=features)
-    full = NodeClassifier(random_state=0, policy=SelectionPolicy(
-        racing_sample=None, few_labels_per_class=10)).fit(adjacency, known, features=features)
     rows, reference = raced.cv_results_, full.cv_results_
     finalist, = [i for i, size in enumerate(rows["scored_on"]) if size == m]
     kernel = repr(rows["kernel"][finalist])
@@ -338,15 +347,15 @@ def test_with_one_finalist_the_sample_chooses_the_kernel_and_every_labelled_node
     assert np.mean(raced.predict(np.flatnonzero(test)) == labels[test]) > 0.6
 
 
-def test_above_the_decomposition_limit_the_race_scores_its_finalists_on_a_second_sample():
+def test_above_the_decomposition_limit_the_race_scores_its_finalists_on_a_second_sample(
+        race_problem):
     """With more labelled nodes than ``spectral_max_train`` the race's second round scores the survivors on a stratified sample of that many, with
     the folds the exhaustive ranking gives that sample: a finalist's score there is the
     exhaustive ranking's, and the model, whose winner is then scored on every labelled
     node, predicts."""
     from digraph_askls.models.selection import SelectionPolicy
 
-    adjacency, labels, features, _ = graph_problem(seed=3, n=240)
-    known = np.where(np.random.default_rng(3).random(240) < 0.7, labels, -1)
+    adjacency, labels, features, known, _ = race_problem
     m = int((known >= 0).sum())
     policy = dict(spectral_max_train=100, few_labels_per_class=10)
     raced = NodeClassifier(random_state=0, policy=SelectionPolicy(
