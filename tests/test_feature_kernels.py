@@ -305,6 +305,58 @@ def test_smoothed_kernel_pulls_few_rows_and_computes_every_map_once(block_bytes,
     assert fresh._map is None
 
 
+@pytest.mark.parametrize("dense_features", [False, True])
+def test_smoothed_block_of_many_rows_is_exact_without_the_map(dense_features):
+    """A block of most nodes (the prediction of every node after a fit on few labels)
+    multiplies through the diffusion of the product's columns and the streamed row norms:
+    the same products as the naive map's block to float64 rounding, without ever
+    computing the map; a side of few rows pulls them. Repeated columns add up, a node
+    without attributes keeps a zero row, and the map, once computed, serves the same
+    products."""
+    from digraph_askls.kernels import _smoothed, get_smoothed_attribute_kernel
+
+    keep = np.ones(120)
+    keep[17] = 0.0                               # node 17: no links and no attributes
+    A = sp.diags(keep) @ random_digraph(n=120, density=0.05, seed=2) @ sp.diags(keep)
+    X = sp.csr_array(sp.diags(keep) @ (sp.random(120, 50, density=0.1, random_state=8)
+                                       + sp.eye(120, 50)))
+    alpha, n_steps = 0.15, 5
+    features = X.toarray() if dense_features else X
+    K = get_smoothed_attribute_kernel(A, features, alpha=alpha, n_steps=n_steps)
+    links = ((A + A.T).toarray() > 0).astype(float)
+    np.fill_diagonal(links, 1.0)
+    scale = 1.0 / np.sqrt(links.sum(axis=1))
+    step = scale[:, None] * links * scale[None, :]
+    own = cosine_rows(X)
+    smoothed = own.copy()
+    for _ in range(n_steps):
+        smoothed = (1 - alpha) * step @ smoothed + alpha * own
+    norms = np.linalg.norm(smoothed, axis=1)
+    expected = smoothed / np.where(norms > 0, norms, 1.0)[:, None]
+    assert not expected[17].any()
+    rows = np.setdiff1d(np.arange(120), [3, 50])               # most nodes, 17 among them
+    cols = np.array([3, 50, 7, 3])                              # few, one repeated
+    block = K.restrict(rows, cols)
+    assert isinstance(block, _smoothed._SmoothedBlock) and block.shape == (118, 4)
+    V, W = np.random.default_rng(0).standard_normal((4, 3)), np.ones((118, 2))
+    dense = expected[rows] @ expected[cols].T
+    np.testing.assert_allclose(block @ V, dense @ V, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(block.T @ W, dense.T @ W, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(block.maps_transpose_dot(W), expected[rows].T @ W,
+                               rtol=1e-12, atol=1e-12)
+    assert not (block @ V)[np.searchsorted(rows, 17)].any()
+    assert (block.cols.size, block._pulled(cols) is None) == (4, dense_features)
+    assert K._map is None                                      # never the n x d map
+    mask = np.isin(np.arange(120), rows)
+    np.testing.assert_allclose(K.restrict(mask, cols) @ V, dense @ V, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(block.restrict(np.arange(5), [1, 2]).to_dense(),
+                               dense[:5, 1:3], atol=1e-12)
+    np.testing.assert_allclose(block.to_dense(), dense, atol=1e-12)   # computes the map
+    assert K._map is not None
+    np.testing.assert_allclose(block @ V, dense @ V, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(block.T @ W, dense.T @ W, rtol=1e-12, atol=1e-12)
+
+
 def test_smoothed_kernel_recipe_diffuses_in_float32_to_float64_rounding():
     # The recipe's default steps are float32; the map they give is float64 with unit
     # rows, within float32 rounding of float64 steps, pulled rows and full map alike.

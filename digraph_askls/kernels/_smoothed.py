@@ -112,9 +112,12 @@ class SmoothedFeatureKernel(FactoredKernel):
     A block of few rows (the labelled nodes of a fit with few labels, a ranking sample)
     pulls its rows of the map: ``Phi[rows] = (B E)^T X`` with ``B`` the diffusion
     (symmetric, as ``A_hat`` is) and ``E`` the indicator columns of the rows, ``len(rows)``
-    columns through the steps instead of the ``d`` of ``X``. The map of every node is
-    computed (and kept) the first time ``source``, ``target`` or a large block asks for
-    it. Both give the same rows up to rounding (about 1e-16 relative).
+    columns through the steps instead of the ``d`` of ``X``. A block of many rows (the
+    prediction of every node) is a :class:`_SmoothedBlock`, whose products diffuse their
+    own few columns and never need the map. The map of every node is computed (and
+    kept) only when ``source`` or ``target`` is asked for. All give the same numbers up
+    to rounding: about 1e-16 relative in float64 steps, 1e-7 in the float32 steps of the
+    recipe's default.
     """
 
     def __init__(self, step, own, alpha, n_steps, dtype=np.float64):
@@ -124,29 +127,92 @@ class SmoothedFeatureKernel(FactoredKernel):
         self.dtype_of_steps = np.dtype(dtype)
         self.feature_names = None
         self._map = None
+        self._scales = None
 
     @property
     def source(self):
         """The map of every node (n x d, unit rows), computed once."""
         if self._map is None:
             n, d = self.own.shape
-            check_dense_allocation((n, d), self.dtype_of_steps,
+            check_dense_allocation((n, d), np.float64,
                                    what=f"the smoothed features ({n} nodes x {d} attributes)",
                                    remedy="reduce the attributes (e.g. a truncated SVD) first")
-            if sparse.issparse(self.own):
-                own = sparse.coo_array(self.own)
-                own.sum_duplicates()
-                teleport = (own.row, own.col, own.data)
-                start = own.toarray().astype(self.dtype_of_steps, copy=False)
-            else:
-                teleport = np.asarray(self.own)
-                start = teleport.astype(self.dtype_of_steps)       # a copy: normalised below
-            smoothed = self._diffuse(start, teleport)
+            smoothed = np.empty((n, d))
+            for first, last, block in self._feature_blocks():
+                smoothed[:, first:last] = block
             # Unit rows: a cosine kernel, whose scale (and so whose good gammas) does not
             # depend on how far the diffusion spread a node's features.
-            self._map = normalize(np.asarray(smoothed, dtype=np.float64), norm="l2",
-                                  copy=False)
+            self._map = normalize(smoothed, norm="l2", copy=False)
         return self._map
+
+    def _feature_blocks(self):
+        """``(first, last, Z[:, first:last])`` for the diffused features ``Z`` (before unit
+        rows), block of columns by block (:func:`_block_width`), in the steps' precision.
+
+        A block starts from its own columns of ``X`` (sparse attributes: from their
+        nonzeros), so neither ``Z`` nor a dense copy of ``X`` is ever held whole: the map
+        writes the blocks into its one array, the row norms (:meth:`_inverse_norms`) only
+        add up their squares. Column by column the same operations as
+        :meth:`_diffuse` on all of ``X``, so the same numbers.
+        """
+        n, d = self.own.shape
+        width = _block_width(n, self.dtype_of_steps.itemsize, d)
+        columns = sparse.csc_array(self.own) if sparse.issparse(self.own) else self.own
+        for first in range(0, d, width):
+            last = min(first + width, d)
+            if sparse.issparse(columns):
+                part = sparse.coo_array(columns[:, first:last])
+                part.sum_duplicates()
+                teleport = (part.row, part.col, part.data)
+                start = part.toarray().astype(self.dtype_of_steps, copy=False)
+            else:
+                teleport = columns[:, first:last]
+                start = np.array(teleport, dtype=self.dtype_of_steps, order="C")
+            yield first, last, self._steps(start, teleport)
+
+    def _inverse_norms(self):
+        """``1 / ||Z_i||`` of every node's diffused features (0 where ``Z_i`` is 0, whose
+        row of the map stays 0), streamed over the blocks of columns and kept: what a
+        block of many rows needs of the map without the map (:class:`_SmoothedBlock`)."""
+        if self._scales is None:
+            squares = np.zeros(self.own.shape[0])
+            for _, _, block in self._feature_blocks():
+                block = np.asarray(block, dtype=np.float64)
+                squares += np.einsum("ij,ij->i", block, block)
+            norms = np.sqrt(squares)
+            self._scales = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+        return self._scales
+
+    def _diffused(self, columns):
+        """``B @ columns`` for a few dense columns (n x c), in float64: the diffusion
+        ``Z = B X`` applied to them (``B`` is symmetric, as ``A_hat`` is)."""
+        columns = np.asarray(columns, dtype=np.float64)
+        return self._diffuse(columns.copy(), columns)
+
+    def _rows_dot(self, index, W, pulled=None):
+        """``Phi[index] @ W`` (``W`` of shape (d, c)): the pulled rows times ``W`` when
+        given, else the rows of the map's product, else ``D^-1 B (X W)`` on ``index``,
+        a diffusion of ``c`` columns instead of ``d``."""
+        W = np.asarray(W, dtype=np.float64)
+        if pulled is not None:
+            return pulled @ W
+        if self._map is not None:
+            return (self._map @ W)[index]
+        product = self._diffused(np.asarray(self.own @ W))
+        return self._inverse_norms()[index][:, None] * product[index]
+
+    def _rows_transpose_dot(self, index, V, pulled=None):
+        """``Phi[index]^T @ V`` (``V`` of shape (len(index), c)), the other way round:
+        ``X^T B D^-1 V`` with ``V`` scattered onto the nodes (repeats add up)."""
+        V = np.asarray(V, dtype=np.float64)
+        if pulled is not None:
+            return pulled.T @ V
+        full = np.zeros((self.own.shape[0], V.shape[1]))
+        np.add.at(full, index, V)
+        if self._map is not None:
+            return self._map.T @ full
+        diffused = self._diffused(self._inverse_norms()[:, None] * full)
+        return np.asarray(self.own.T @ diffused)
 
     def _diffuse(self, start, teleport):
         """``n_steps`` of ``Z <- (1 - alpha) A_hat Z + alpha T`` from ``Z = start`` (a dense
@@ -222,13 +288,20 @@ class SmoothedFeatureKernel(FactoredKernel):
         rows = np.asarray(self.own.T @ np.asarray(columns, dtype=np.float64)).T
         return normalize(np.ascontiguousarray(rows), norm="l2")
 
+    @property
+    def is_symmetric(self):
+        """True: one map on both sides (asked without computing it)."""
+        return True
+
     def restrict(self, rows, cols):
-        """The block ``K[rows][:, cols]``, a factored kernel of the rows of the map."""
+        """The block ``K[rows][:, cols]``: a factored kernel of pulled rows where they are
+        few, else a :class:`_SmoothedBlock`, whose products never copy the rows of the
+        map (nor need the map: the prediction of every node of a fit on few labels)."""
         rows, cols = (np.flatnonzero(index) if np.asarray(index).dtype == bool
                       else np.asarray(index) for index in (rows, cols))
         union = np.unique(np.concatenate([rows.ravel(), cols.ravel()]))
         if not self._pulls(union.size):
-            return super().restrict(rows, cols)
+            return _SmoothedBlock(self, rows, cols)
         maps = self._pulled(union)
         source = maps[np.searchsorted(union, rows)]
         target = source if np.array_equal(rows, cols) else maps[np.searchsorted(union, cols)]
@@ -236,3 +309,71 @@ class SmoothedFeatureKernel(FactoredKernel):
 
     def _adjoint(self):
         return self                                    # symmetric
+
+
+class _SmoothedBlock(FactoredKernel):
+    """The block ``K[rows][:, cols]`` of a :class:`SmoothedFeatureKernel` of many rows.
+
+    A product ``K[rows][:, cols] @ V = Phi[rows] (Phi[cols]^T V)`` takes each side by the
+    cheaper of: its rows pulled (a side of few nodes, as the labelled nodes of a fit on
+    few labels), or ``Phi = D^-1 B X`` read through the diffusion ``B`` of the ``c``
+    columns of ``V`` (:meth:`SmoothedFeatureKernel._rows_dot`), with the row norms
+    ``D`` streamed once. Predicting every node of CiteSeer (3,312 x 3,703) then holds no
+    ``n x d`` array, where copying its rows of the map held three. ``source`` and
+    ``target`` (the rows of the map, for :meth:`factors` and :meth:`to_dense`) are
+    computed only when asked.
+    """
+
+    def __init__(self, kernel, rows, cols):
+        super(FactoredKernel, self).__init__((rows.size, cols.size))
+        self.kernel, self.rows, self.cols = kernel, rows, cols
+        self.feature_names = None
+        self._pulled_rows = {}
+
+    @property
+    def source(self):
+        return self.kernel.source[self.rows]
+
+    @property
+    def target(self):
+        return self.kernel.source[self.cols]
+
+    @property
+    def n_features(self):
+        return self.kernel.n_features
+
+    @property
+    def is_symmetric(self):
+        return np.array_equal(self.rows, self.cols)
+
+    def factors(self):
+        source = self.source
+        return source, (source if self.is_symmetric else self.target)
+
+    def restrict(self, rows, cols):
+        rows, cols = (np.flatnonzero(index) if np.asarray(index).dtype == bool
+                      else np.asarray(index) for index in (rows, cols))
+        return self.kernel.restrict(self.rows[rows], self.cols[cols])
+
+    def _pulled(self, index):
+        """The rows ``index`` of the map where pulling them is cheaper, else None."""
+        key = index.tobytes()
+        if key not in self._pulled_rows:
+            union = np.unique(index)
+            rows = None
+            if self.kernel._pulls(union.size):
+                rows = self.kernel._pulled(union)[np.searchsorted(union, index)]
+            self._pulled_rows[key] = rows
+        return self._pulled_rows[key]
+
+    def _apply(self, X, transpose):
+        out_index, in_index = (self.cols, self.rows) if transpose else (self.rows, self.cols)
+        weights = self.kernel._rows_transpose_dot(in_index, X, self._pulled(in_index))
+        return self.kernel._rows_dot(out_index, weights, self._pulled(out_index))
+
+    def maps_transpose_dot(self, Z, side="source"):
+        index = self.rows if side == "source" else self.cols
+        return self.kernel._rows_transpose_dot(index, Z, self._pulled(index))
+
+    def _adjoint(self):
+        return _SmoothedBlock(self.kernel, self.cols, self.rows)
