@@ -291,3 +291,37 @@ def test_graphsage_on_sparse_links_is_graphsage_on_the_edge_list():
     edges = to_undirected(gnn_models._edge_index(adjacency, torch), num_nodes=40)
     with torch.no_grad():
         assert torch.allclose(scores(), model(features, edges), atol=1e-6)
+
+
+@pytest.mark.parametrize("graph_name", ["tiny", "squirrel"])
+def test_dir_gnn_on_direction_links_is_dir_gnn_on_the_edge_list(graph_name):
+    """Dir-GNN on the two sparse adjacencies of ``direction_links`` is PyG's
+    ``DirGNNConv`` on the edge list (its own forward, which flips it), self-loops of the
+    graph included: the searched grid (both directions and the root term) and the
+    authors' Squirrel settings (one direction, no root term, unit rows)."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch_geometric")
+    import copy
+
+    from digraph_askls.experiments._comparison_peers import grid_of
+
+    adjacency, features = _looped_graph(torch)
+    config = dict(grid_of("Dir-GNN", graph_name, "fixed")[0], dropout=0.0)
+    assert config["root_weight"] is (graph_name == "tiny")
+    torch.manual_seed(0)
+    model, scores = gnn_models.build_model("Dir-GNN", config, features, adjacency, 2)
+    # Copies before any pass: each keeps its own cache of the normalised links.
+    on_edges, swapped = copy.deepcopy(model), copy.deepcopy(model)
+    edges = gnn_models._edge_index(adjacency, torch)
+    model.eval()
+    on_edges.eval()
+    with torch.no_grad():
+        through_links = scores()
+        through_edges = on_edges(features, edges)
+    assert torch.allclose(through_links, through_edges, atol=1e-5)
+    # The directions are not interchangeable: swapped, the scores move.
+    incoming, outgoing = gnn_models.direction_links(edges, 40)
+    swapped.eval()
+    with torch.no_grad():
+        assert not torch.allclose(swapped(features, (outgoing, incoming)), through_edges,
+                                  atol=1e-3)
