@@ -174,7 +174,7 @@ class SmoothedFeatureKernel(FactoredKernel):
         """``1 / ||Z_i||`` of every node's diffused features (0 where ``Z_i`` is 0, whose
         row of the map stays 0), streamed over the blocks of columns and kept: what a
         block of many rows needs of the map without the map (:class:`_SmoothedBlock`)."""
-        if self._scales is None:
+        if getattr(self, "_scales", None) is None:     # (a kernel saved before it had them)
             squares = np.zeros(self.own.shape[0])
             for _, _, block in self._feature_blocks():
                 block = np.asarray(block, dtype=np.float64)
