@@ -258,6 +258,21 @@ def test_few_rows_are_pulled_and_equal_the_pushed_features(propagation, renormal
     np.testing.assert_allclose(U @ V.T, pushed.restrict(rows, rows).to_dense(), atol=1e-12)
 
 
+def naive_smoothed_map(A, X, alpha, n_steps):
+    """The smoothed attribute kernel's map by its definition, densely: unit-row features
+    diffused by ``(1 - alpha) A_hat Z + alpha X`` over the undirected graph with
+    self-loops, normalised on both sides, then unit rows (a zero row stays zero)."""
+    links = ((A + A.T).toarray() > 0).astype(float)
+    np.fill_diagonal(links, 1.0)
+    scale = 1.0 / np.sqrt(links.sum(axis=1))
+    step = scale[:, None] * links * scale[None, :]
+    own = cosine_rows(X)
+    smoothed = own.copy()
+    for _ in range(n_steps):
+        smoothed = (1 - alpha) * step @ smoothed + alpha * own
+    return cosine_rows(sp.csr_matrix(smoothed))
+
+
 @pytest.mark.parametrize("block_bytes", [None, 150 * 8 * 7])
 def test_smoothed_kernel_pulls_few_rows_and_computes_every_map_once(block_bytes, monkeypatch):
     """The smoothed attribute kernel is the naive diffusion of unit-row features, with
@@ -276,15 +291,7 @@ def test_smoothed_kernel_pulls_few_rows_and_computes_every_map_once(block_bytes,
     X = X + sp.eye(150, 400, format="csr")
     alpha, n_steps = 0.2, 6
     K = get_smoothed_attribute_kernel(A, X, alpha=alpha, n_steps=n_steps)
-    links = ((A + A.T).toarray() > 0).astype(float)
-    np.fill_diagonal(links, 1.0)
-    scale = 1.0 / np.sqrt(links.sum(axis=1))
-    step = scale[:, None] * links * scale[None, :]
-    own = cosine_rows(X)
-    smoothed = own.copy()
-    for _ in range(n_steps):
-        smoothed = (1 - alpha) * step @ smoothed + alpha * own
-    expected = cosine_rows(sp.csr_matrix(smoothed))
+    expected = naive_smoothed_map(A, X, alpha, n_steps)
     rows = np.arange(0, 150, 9)
     block = K.restrict(rows, rows)
     assert K._map is None                                  # pulled: no full map yet
@@ -323,16 +330,7 @@ def test_smoothed_block_of_many_rows_is_exact_without_the_map(dense_features):
     alpha, n_steps = 0.15, 5
     features = X.toarray() if dense_features else X
     K = get_smoothed_attribute_kernel(A, features, alpha=alpha, n_steps=n_steps)
-    links = ((A + A.T).toarray() > 0).astype(float)
-    np.fill_diagonal(links, 1.0)
-    scale = 1.0 / np.sqrt(links.sum(axis=1))
-    step = scale[:, None] * links * scale[None, :]
-    own = cosine_rows(X)
-    smoothed = own.copy()
-    for _ in range(n_steps):
-        smoothed = (1 - alpha) * step @ smoothed + alpha * own
-    norms = np.linalg.norm(smoothed, axis=1)
-    expected = smoothed / np.where(norms > 0, norms, 1.0)[:, None]
+    expected = naive_smoothed_map(A, X, alpha, n_steps)
     assert not expected[17].any()
     rows = np.setdiff1d(np.arange(120), [3, 50])               # most nodes, 17 among them
     cols = np.array([3, 50, 7, 3])                              # few, one repeated

@@ -351,8 +351,7 @@ class _SmoothedBlock(FactoredKernel):
         return source, (source if self.is_symmetric else self.target)
 
     def restrict(self, rows, cols):
-        rows, cols = (np.flatnonzero(index) if np.asarray(index).dtype == bool
-                      else np.asarray(index) for index in (rows, cols))
+        # Indices or masks of the block index its rows and columns alike.
         return self.kernel.restrict(self.rows[rows], self.cols[cols])
 
     def _pulled(self, index):
