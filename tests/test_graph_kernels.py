@@ -150,3 +150,20 @@ def test_restrict_kernel_errors(rectangular_kernel):
         restrict_kernel(rectangular_kernel, [0.5], [0])
     with pytest.raises(ValueError, match="2-D"):
         restrict_kernel(np.ones(3), [0], [0])
+
+
+def test_a_sum_of_symmetric_factored_parts_hands_over_one_map():
+    # Its decomposition then reduces one map (SpectralAsKLS); with an asymmetric part the
+    # two stacked maps differ and both are kept.
+    from digraph_askls.kernels import FactoredKernel, KernelSum
+
+    rng = np.random.default_rng(0)
+    A, B, C = rng.normal(size=(6, 2)), rng.normal(size=(6, 3)), rng.normal(size=(6, 3))
+    symmetric = KernelSum([(1.0, FactoredKernel(A)), (4.0, FactoredKernel(B))])
+    U, V = symmetric.factors()
+    assert U is V
+    np.testing.assert_allclose(U @ V.T, A @ A.T + 4.0 * B @ B.T, atol=1e-12)
+    mixed = KernelSum([(1.0, FactoredKernel(A)), (4.0, FactoredKernel(B, C))])
+    U, V = mixed.factors()
+    assert U is not V
+    np.testing.assert_allclose(U @ V.T, A @ A.T + 4.0 * B @ C.T, atol=1e-12)

@@ -229,3 +229,32 @@ def test_decompositions_run_on_the_decomposition_threads(monkeypatch, symmetric)
     SpectralAsKLS(K @ K.T if symmetric else K)
     assert seen and all(n == _spectral.DECOMPOSITION_THREADS for pools in seen for n in pools)
     assert blas_threads() == before
+
+
+@pytest.mark.parametrize("second", ["same object", "equal copy", "sparse, same object"])
+def test_a_symmetric_kernels_maps_are_factorised_once(monkeypatch, second):
+    # K = U U^T: the thin SVD reduces the one map, whether the kernel hands it over once
+    # (U is V), as an equal copy, or sparse; it solves what the dense kernel solves.
+    from scipy import sparse
+
+    rng = np.random.default_rng(4)
+    U = rng.normal(size=(40, 6))
+    y = np.where(rng.random(40) < 0.5, -1.0, 1.0)
+    dense = SpectralAsKLS(U @ U.T).solve(y, 0.3)
+    calls = []
+    original = np.linalg.qr
+
+    def counted(matrix, *args, **kwargs):
+        calls.append(matrix.shape)
+        return original(matrix, *args, **kwargs)
+
+    monkeypatch.setattr(np.linalg, "qr", counted)
+    maps = {"same object": (U, U), "equal copy": (U, U.copy()),
+            "sparse, same object": (sparse.csr_matrix(U),) * 2}[second]
+    once = SpectralAsKLS(factors=maps)
+    assert calls == [(40, 6)]
+    for got, expected in zip(once.solve(y, 0.3), dense):
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+    calls.clear()
+    SpectralAsKLS(factors=(U, U + 0.1 * rng.normal(size=U.shape)))   # both reduced
+    assert len(calls) == 2

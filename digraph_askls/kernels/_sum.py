@@ -81,6 +81,10 @@ class KernelSum(KernelOperator):
             raise ValueError("a part of this sum has no explicit feature maps")
         pairs = [(np.sqrt(w), k.factors()) for w, k in self.parts]
         U = np.hstack([scale * _dense(pair[0]) for scale, pair in pairs])
+        if all(pair[0] is pair[1] for _, pair in pairs):
+            # Every part symmetric: one map, as the parts give it (a decomposition then
+            # factorises it once).
+            return U, U
         V = np.hstack([scale * _dense(pair[1]) for scale, pair in pairs])
         return U, V
 

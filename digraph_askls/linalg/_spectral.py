@@ -97,7 +97,8 @@ class SpectralAsKLS:
                 K = U @ V.T
                 K = K.toarray() if sparse.issparse(K) else np.asarray(K)
             else:
-                self._thin_svd(_dense(U, "U"), _dense(V, "V"))
+                dense_U = _dense(U, "U")
+                self._thin_svd(dense_U, dense_U if V is U else _dense(V, "V"))
                 return
         K = np.asarray(K, dtype=np.float64)
         if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
@@ -131,7 +132,9 @@ class SpectralAsKLS:
         m, d = U.shape
         with _decomposition_threads():
             Qu, Ru = np.linalg.qr(U)
-            Qv, Rv = (Qu, Ru) if V is U else np.linalg.qr(V)
+            # A symmetric kernel's two maps are one (or equal): factorised once.
+            same = V is U or (V.shape == U.shape and np.array_equal(V, U))
+            Qv, Rv = (Qu, Ru) if same else np.linalg.qr(V)
             core_left, s, core_right = np.linalg.svd(Ru @ Rv.T)
         self.P = Qu @ core_left
         self.Q = Qv @ core_right.T
