@@ -349,19 +349,20 @@ def test_with_one_finalist_the_sample_chooses_the_kernel_and_every_labelled_node
 
 def test_above_the_decomposition_limit_the_race_scores_its_finalists_on_a_second_sample(
         race_problem):
-    """With more labelled nodes than ``spectral_max_train`` the race's second round scores the survivors on a stratified sample of that many, with
-    the folds the exhaustive ranking gives that sample: a finalist's score there is the
-    exhaustive ranking's, and the model, whose winner is then scored on every labelled
-    node, predicts."""
+    """With more labelled nodes than ``spectral_max_train`` the race's second round scores
+    survivors without thin maps (a link-profile kernel, one feature per node) on a
+    stratified sample of that many, with the folds the exhaustive ranking gives that
+    sample: a finalist's score there is the exhaustive ranking's, and the model, whose
+    winner is then scored on every labelled node, predicts."""
     from digraph_askls.models.selection import SelectionPolicy
 
     adjacency, labels, features, known, _ = race_problem
     m = int((known >= 0).sum())
     policy = dict(spectral_max_train=100, few_labels_per_class=10)
-    raced = NodeClassifier(random_state=0, policy=SelectionPolicy(
-        racing_sample=40, racing_keep=2, **policy)).fit(adjacency, known, features=features)
-    full = NodeClassifier(random_state=0, policy=SelectionPolicy(
-        racing_sample=None, **policy)).fit(adjacency, known, features=features)
+    raced = NodeClassifier(random_state=0, kernel=[LinkProfileKernel()], policy=SelectionPolicy(
+        racing_sample=40, racing_keep=2, **policy)).fit(adjacency, known)
+    full = NodeClassifier(random_state=0, kernel=[LinkProfileKernel()], policy=SelectionPolicy(
+        racing_sample=None, **policy)).fit(adjacency, known)
     rows, reference = raced.cv_results_, full.cv_results_
     assert m > 100
     assert SelectionPolicy(racing_sample=40, **policy).races(240, m)
@@ -386,6 +387,63 @@ def test_above_the_decomposition_limit_the_race_scores_its_finalists_on_a_second
     assert low <= raced.selection_["accuracy"] <= high
     test = known < 0
     assert np.mean(raced.predict(np.flatnonzero(test)) == labels[test]) > 0.6
+
+
+def test_finalists_with_thin_maps_are_scored_on_every_labelled_node_above_the_limit(
+        race_problem, monkeypatch):
+    """Above ``spectral_max_train`` labelled nodes, finalists whose explicit maps are thin
+    (attribute kernels on 5 attributes: 5 and 15 features) skip the second sample: their
+    decomposition grows with the nodes alone, so they are scored on every labelled node
+    at once, and the selection is the one made without the limit. No winner is scored
+    again."""
+    from digraph_askls.models.selection import SelectionPolicy
+    import digraph_askls.models.selection._select as select
+
+    adjacency, labels, features, known, _ = race_problem
+    m = int((known >= 0).sum())
+    again = []
+    monkeypatch.setattr(select, "winner_on_all",
+                        lambda *args, **kwargs: again.append(1) or (_ for _ in ()).throw(
+                            AssertionError("the winner was scored again")))
+    kernels = [AttributeKernel(), AttributeKernel(hops=2, self_weight=3.0)]
+    fits = [NodeClassifier(random_state=0, kernel=kernels, policy=SelectionPolicy(
+        racing_sample=40, racing_keep=2, spectral_max_train=limit,
+        few_labels_per_class=10)).fit(adjacency, known, features=features)
+        for limit in (100, 5000)]
+    limited, unlimited = (fit.cv_results_ for fit in fits)
+    assert m > 100 and not again
+    finalists = [i for i, size in enumerate(limited["scored_on"]) if size != 40]
+    assert finalists and all(limited["scored_on"][i] == m for i in finalists)
+    assert limited["scored_on"] == unlimited["scored_on"]
+    np.testing.assert_array_equal(limited["mean_test_score"], unlimited["mean_test_score"])
+    assert fits[0].selection_ == fits[1].selection_
+    np.testing.assert_array_equal(fits[0].decision_function(np.flatnonzero(known < 0)),
+                                  fits[1].decision_function(np.flatnonzero(known < 0)))
+
+
+def test_explicit_maps_are_reduced_where_that_costs_less_than_the_block():
+    """``decompose`` takes the thin SVD of the maps up to d = m / 2 for a symmetric block
+    that the folds reduce to tridiagonal form (then the block is cheaper), up to 3 m / 4
+    otherwise; both routes solve the same system."""
+    from digraph_askls.kernels import FactoredKernel
+    from digraph_askls.linalg import SpectralAsKLS, TridiagonalLSSVM
+    from digraph_askls.models._training import decompose, thin_route
+
+    assert thin_route(1000, 500, symmetric=True, for_folds=True)
+    assert not thin_route(1000, 501, symmetric=True, for_folds=True)
+    assert thin_route(1000, 700, symmetric=True) and thin_route(1000, 700)
+    assert not thin_route(1000, 760)
+    rng = np.random.default_rng(0)
+    Y = np.where(rng.random((450, 2)) < 0.5, 1.0, -1.0)
+    for d, expected in ((200, SpectralAsKLS), (300, TridiagonalLSSVM)):
+        U = rng.normal(size=(450, d))
+        decomposition = decompose(FactoredKernel(U), for_folds=True)
+        assert type(decomposition) is expected
+        reference = SpectralAsKLS(U @ U.T).solve(Y, 0.01)
+        for got, want in zip(decomposition.solve(Y, 0.01), reference):
+            np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9)
+    asymmetric = FactoredKernel(U, U + rng.normal(size=U.shape))    # d = 300 < 3 m / 4
+    assert type(decompose(asymmetric, for_folds=True)) is SpectralAsKLS
 
 
 def test_a_winner_at_one_gamma_is_scored_by_a_factorisation_where_its_block_is_symmetric():

@@ -75,6 +75,11 @@ class KernelSum(KernelOperator):
             return np.inf
         return sum(k.n_features for _, k in self.parts)
 
+    @property
+    def is_symmetric(self):
+        """Whether every part is symmetric (by its own ``is_symmetric``)."""
+        return all(getattr(k, "is_symmetric", False) for _, k in self.parts)
+
     def factors(self):
         """The explicit maps ``(U, V)`` of the sum, the parts' stacked side by side."""
         if not self._explicit:

@@ -22,12 +22,13 @@ from ..._memory import check_dense_allocation
 from ...kernels import restrict_kernel
 from ...linalg import NotPositiveDefinite, SingularSystemError
 from .._train_scores import scores_all_rows
-from .._training import decompose, decompose_dense, dense_training_block, is_symmetric
+from .._training import (decompose, decompose_dense, dense_training_block, is_symmetric,
+                         thin_route)
 from .._folds import coarsen_folds
 from ._out_of_fold import (cholesky_out_of_fold, solved_out_of_fold, spectral_out_of_fold,
                            walk_out_of_fold)
 
-__all__ = ["Engine", "SolvedEngine", "SpectralEngine", "WalkEngine", "engine_for",
+__all__ = ["Engine", "SolvedEngine", "SpectralEngine", "WalkEngine", "engine_for", "thin_maps_on",
            "on_every_node", "winner_on_all"]
 
 logger = logging.getLogger(__name__)
@@ -145,6 +146,21 @@ def _has_thin_maps(train_kernel):
     return callable(factors) and getattr(train_kernel, "n_features", m) < m
 
 
+def thin_maps_on(kernel, nodes):
+    """Whether ``kernel``'s block on ``nodes`` is decomposed through its explicit maps
+    (:func:`~.._training.thin_route`: then at ``O(m d^2)``, linear in the nodes)."""
+    if not callable(getattr(kernel, "factors", None)):
+        return False
+    return _decomposes_thin(restrict_kernel(kernel, nodes, nodes))
+
+
+def _decomposes_thin(train_kernel):
+    """Whether :func:`~.._training.decompose` reduces the block's explicit maps."""
+    return _has_thin_maps(train_kernel) and thin_route(
+        train_kernel.shape[0], train_kernel.n_features,
+        getattr(train_kernel, "is_symmetric", False), for_folds=True)
+
+
 def _forms_directly(train_kernel):
     """Whether the block is formed without products with an operator: an array, a sparse
     matrix or a kernel with ``to_dense``."""
@@ -234,11 +250,12 @@ def on_every_node(kernel, gammas, fallback, all_train, codes, folds, settings, p
 
 def _factorable(train_kernel, policy):
     """Whether a block is scored at one gamma by one factorisation (:func:`_factorised`):
-    one the kernel forms directly, without explicit maps thinner than it (those
-    decompose for less), of at most twice ``policy.spectral_max_train`` samples (the
-    factorisation and the inverse it gives cost about a fifth of a decomposition)."""
+    one the kernel forms directly, without explicit maps thin enough to decompose for
+    less (:func:`~.._training.thin_route`), of at most twice ``policy.spectral_max_train``
+    samples (the factorisation and the inverse it gives cost about a fifth of a
+    decomposition)."""
     m = train_kernel.shape[0]
-    return (_forms_directly(train_kernel) and not _has_thin_maps(train_kernel)
+    return (_forms_directly(train_kernel) and not _decomposes_thin(train_kernel)
             and m <= 2 * policy.spectral_max_train)
 
 

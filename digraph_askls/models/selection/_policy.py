@@ -64,7 +64,9 @@ class SelectionPolicy:
         ``large_graph`` nodes), the candidates race (:mod:`~._racing`): all are ranked
         on a stratified sample of this many labelled nodes, and the best of them
         (``racing_keep``) are scored again on all of them, at each of their gammas (on a
-        stratified sample of ``spectral_max_train`` where there are more). None ranks
+        stratified sample of ``spectral_max_train`` where there are more, unless every
+        finalist has explicit maps thin enough to decompose in ``O(m d^2)``,
+        :func:`~digraph_askls.models._training.thin_route`). None ranks
         every candidate on every labelled node (up to ``spectral_max_train``).
     racing_keep : int, default=1
         At most this many candidates go on to the race's second round: those the sample

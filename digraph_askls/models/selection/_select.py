@@ -40,7 +40,7 @@ from ...kernels import WalkKernel, gamma_grid
 from .._askls import AsKLSClassifier
 from .._merge import Merge, as_merge
 from ._candidates import candidates_of
-from ._engines import engine_for, winner_on_all
+from ._engines import engine_for, thin_maps_on, winner_on_all
 from ._estimate import estimate_rng, selection_estimate
 from ._folds import ranking_sample, selection_folds
 from .._folds import coarsen_folds
@@ -202,15 +202,19 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     # 5b. Ranked on a sample: the candidates it cannot tell apart race on more nodes.
     if best.score is not None and policy.races(adjacency.shape[0], codes.size):
         # The second round: every labelled node, or, above spectral_max_train, a second
-        # stratified sample of that many (their decomposition is what it affords).
-        final = ranking_sample(codes, settings.random_state, policy.spectral_max_train)
+        # stratified sample of that many (their decomposition is what it affords) unless
+        # every finalist has thin explicit maps, whose decomposition grows with the nodes
+        # alone (O(m d^2)): those are scored on every labelled node at once.
+        finalists = survivors(ranking.leaders, ranked.size, policy.racing_keep)
+        final = (np.arange(codes.size) if all(thin_maps_on(leader.built, train)
+                                                 for leader in finalists)
+                 else ranking_sample(codes, settings.random_state, policy.spectral_max_train))
         final_folds = folds if final.size == codes.size else selection_folds(
             codes, max_folds, settings.random_state, keys, final)[1]
         positions = None if final.size == codes.size else final
         finalists = [rescore(leader, train, codes, final_folds, leader.merges or merges,
                              settings, policy, positions)
-                     for leader in survivors(ranking.leaders, ranked.size,
-                                             policy.racing_keep)]
+                     for leader in finalists]
         for finalist, accuracy, _ in finalists:
             row = _row_of(rows, finalist)
             rows["mean_test_score"][row] = finalist.score
