@@ -421,18 +421,25 @@ def test_finalists_with_thin_maps_are_scored_on_every_labelled_node_above_the_li
                                   fits[1].decision_function(np.flatnonzero(known < 0)))
 
 
-def test_explicit_maps_are_reduced_where_that_costs_less_than_the_block():
+def test_explicit_maps_are_reduced_where_that_costs_less_than_the_block(monkeypatch):
     """``decompose`` takes the thin SVD of the maps up to d = m / 2 for a symmetric block
     that the folds reduce to tridiagonal form (then the block is cheaper), up to 3 m / 4
-    otherwise; both routes solve the same system."""
+    otherwise, and beyond where the block's decomposition would not fit in memory; both
+    routes solve the same system."""
+    from digraph_askls._memory import ENVIRONMENT_VARIABLE
     from digraph_askls.kernels import FactoredKernel
     from digraph_askls.linalg import SpectralAsKLS, TridiagonalLSSVM
     from digraph_askls.models._training import decompose, thin_route
 
+    monkeypatch.setenv(ENVIRONMENT_VARIABLE, str(2**40))
     assert thin_route(1000, 500, symmetric=True, for_folds=True)
     assert not thin_route(1000, 501, symmetric=True, for_folds=True)
     assert thin_route(1000, 700, symmetric=True) and thin_route(1000, 700)
-    assert not thin_route(1000, 760)
+    assert not thin_route(1000, 760) and not thin_route(1000, 1000)
+    monkeypatch.setenv(ENVIRONMENT_VARIABLE, str(3 * 8 * 1000 ** 2 - 1))
+    assert thin_route(1000, 760) and thin_route(1000, 501, symmetric=True, for_folds=True)
+    assert not thin_route(1000, 1000)                 # no thinner than the block
+    monkeypatch.setenv(ENVIRONMENT_VARIABLE, str(2**40))
     rng = np.random.default_rng(0)
     Y = np.where(rng.random((450, 2)) < 0.5, 1.0, -1.0)
     for d, expected in ((200, SpectralAsKLS), (300, TridiagonalLSSVM)):

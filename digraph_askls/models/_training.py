@@ -4,6 +4,7 @@ of its one-vs-rest problems, and the decomposition of its kernel."""
 import numpy as np
 from scipy import sparse
 
+from .._memory import available_memory
 from ..kernels import dense_block
 from ..linalg import SpectralAsKLS, TridiagonalLSSVM
 from ..linalg._spectral import SYMMETRY_RTOL
@@ -51,7 +52,9 @@ def thin_route(m, d, symmetric=False, for_folds=False):
     two break even at ``d = m / 2`` for a symmetric block reduced to tridiagonal form for
     the folds (1.0 s each; 5.1 against 1.0 s at ``d = 1,900``), and near ``d = 3 m / 4``
     for an asymmetric block's full SVD (3.3 s each at ``d = 1,500``), which is also
-    about where a symmetric block's full ``eigh`` stands.
+    about where a symmetric block's full ``eigh`` stands. Maps thinner than the block
+    (``d < m``) are reduced all the same where the block's decomposition would not fit in
+    the memory left (:func:`~digraph_askls._memory.available_memory`).
 
     Examples
     --------
@@ -60,8 +63,14 @@ def thin_route(m, d, symmetric=False, for_folds=False):
     >>> thin_route(6080, 5592, symmetric=True, for_folds=True)
     False
     """
+    if d >= m:
+        return False
     share = 0.5 if symmetric and for_folds and m >= TRIDIAGONAL_MIN_TRAIN else 0.75
-    return d <= share * m
+    if d <= share * m:
+        return True
+    # The block would cost less, but only if its decomposition (three m x m arrays) fits.
+    room = available_memory()
+    return room is not None and 3 * 8.0 * m * m > room
 
 
 def dense_training_block(train_kernel):
