@@ -43,3 +43,20 @@ def dask_client():
                                   host="127.0.0.1", dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:
             yield client
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """PyTorch on one intra-op thread for a module of smoke tests (graphs of a few dozen
+    nodes, where more threads only wait on each other; on a machine whose cores are
+    busy they spin for minutes), the previous count restored after; nothing without
+    PyTorch."""
+    try:
+        import torch
+    except ImportError:
+        yield
+        return
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)

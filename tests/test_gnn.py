@@ -17,6 +17,11 @@ from digraph_askls.experiments._gnn import _stratified_share
 from digraph_askls.graph import Graph, Split, get_adjacency
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _torch_threads(one_torch_thread):
+    """Every test of the module with PyTorch on one thread (``conftest.py``)."""
+
+
 def _tiny_graph(splits=None):
     """Two classes of 20 nodes, links mostly within classes, attributes that tell them apart."""
     rng = np.random.default_rng(0)
