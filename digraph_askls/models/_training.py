@@ -48,11 +48,12 @@ def thin_route(m, d, symmetric=False, for_folds=False):
     than the ``m x m`` block they form: where it costs less.
 
     The thin SVD costs about ``m d^2`` (the QR of each map) plus ``d^3`` (the SVD of the
-    ``d x d`` core), the block ``m^3``. On one core (2,000 samples, Gaussian maps) the
-    two break even at ``d = m / 2`` for a symmetric block reduced to tridiagonal form for
-    the folds (1.0 s each; 5.1 against 1.0 s at ``d = 1,900``), and near ``d = 3 m / 4``
-    for an asymmetric block's full SVD (3.3 s each at ``d = 1,500``), which is also
-    about where a symmetric block's full ``eigh`` stands. Maps thinner than the block
+    ``d x d`` core), the block ``m^3``. On one core (2,000 samples, Gaussian maps,
+    ``benchmarks/bench_thin_route.py``) a symmetric block reduced to tridiagonal form for
+    the folds costs 1.5-1.9 s whatever ``d``, its maps 1.3 s at ``d = m / 2``, 2.4 s at
+    ``5 m / 8`` and 7.3 s at ``d = 1,900``; an asymmetric block's full SVD 5.2-6.7 s, its
+    maps 4.9 s at ``3 m / 4`` and 9.3 s at ``d = 1,900``. A symmetric block's full
+    ``eigh`` stands about where the asymmetric SVD does. Maps thinner than the block
     (``d < m``) are reduced all the same where the block's decomposition would not fit in
     the memory left (:func:`~digraph_askls._memory.available_memory`).
 
