@@ -28,8 +28,8 @@ from .._folds import coarsen_folds
 from ._out_of_fold import (cholesky_out_of_fold, solved_out_of_fold, spectral_out_of_fold,
                            walk_out_of_fold)
 
-__all__ = ["Engine", "SolvedEngine", "SpectralEngine", "WalkEngine", "engine_for", "thin_maps_on",
-           "on_every_node", "winner_on_all"]
+__all__ = ["Engine", "SolvedEngine", "SpectralEngine", "WalkEngine", "engine_for",
+           "on_every_node", "thin_maps_on", "winner_on_all"]
 
 logger = logging.getLogger(__name__)
 

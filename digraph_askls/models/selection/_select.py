@@ -205,16 +205,16 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
         # stratified sample of that many (their decomposition is what it affords) unless
         # every finalist has thin explicit maps, whose decomposition grows with the nodes
         # alone (O(m d^2)): those are scored on every labelled node at once.
-        finalists = survivors(ranking.leaders, ranked.size, policy.racing_keep)
+        going_on = survivors(ranking.leaders, ranked.size, policy.racing_keep)
         final = (np.arange(codes.size) if all(thin_maps_on(leader.built, train)
-                                                 for leader in finalists)
+                                                 for leader in going_on)
                  else ranking_sample(codes, settings.random_state, policy.spectral_max_train))
         final_folds = folds if final.size == codes.size else selection_folds(
             codes, max_folds, settings.random_state, keys, final)[1]
         positions = None if final.size == codes.size else final
         finalists = [rescore(leader, train, codes, final_folds, leader.merges or merges,
                              settings, policy, positions)
-                     for leader in finalists]
+                     for leader in going_on]
         for finalist, accuracy, _ in finalists:
             row = _row_of(rows, finalist)
             rows["mean_test_score"][row] = finalist.score
