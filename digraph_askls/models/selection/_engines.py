@@ -149,8 +149,9 @@ def _has_thin_maps(train_kernel):
 def thin_maps_on(kernel, nodes):
     """Whether ``kernel``'s block on ``nodes`` is decomposed through its explicit maps
     (:func:`~.._training.thin_route`: then at ``O(m d^2)``, linear in the nodes)."""
-    if not callable(getattr(kernel, "factors", None)):
-        return False
+    if not callable(getattr(kernel, "factors", None)) \
+            or not getattr(kernel, "n_features", np.inf) < len(nodes):
+        return False                 # no maps, or none thinner: nothing to restrict
     return _decomposes_thin(restrict_kernel(kernel, nodes, nodes))
 
 
