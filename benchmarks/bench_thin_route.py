@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -78,11 +79,9 @@ def main():
                       f"d={row['features']:>5}: thin {row['thin_seconds']:.2f} s, block "
                       f"{row['block_seconds']:.2f} s ({row['thin_over_block']:.2f}); "
                       f"rule: {row['rule']}", flush=True)
-    out = dict(command="python benchmarks/bench_thin_route.py " + " ".join(
-        f"--{k} {' '.join(map(str, v)) if isinstance(v, list) else v}"
-        for k, v in vars(args).items() if k != "out"),
-        machine=platform.processor() or platform.machine(), cpus=os.cpu_count(),
-        threads=1, load=os.getloadavg()[0], rows=rows)
+    out = dict(command=" ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
+               machine=platform.processor() or platform.machine(), cpus=os.cpu_count(),
+               threads=1, load=os.getloadavg()[0], rows=rows)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     print("\n| kernel | m | d | thin s | block s | thin / block | rule takes |")

@@ -402,9 +402,12 @@ def test_finalists_with_thin_maps_are_scored_on_every_labelled_node_above_the_li
     adjacency, labels, features, known, _ = race_problem
     m = int((known >= 0).sum())
     again = []
-    monkeypatch.setattr(select, "winner_on_all",
-                        lambda *args, **kwargs: again.append(1) or (_ for _ in ()).throw(
-                            AssertionError("the winner was scored again")))
+
+    def scored_again(*args, **kwargs):
+        again.append(args)
+        raise AssertionError("the winner was scored again")
+
+    monkeypatch.setattr(select, "winner_on_all", scored_again)
     kernels = [AttributeKernel(), AttributeKernel(hops=2, self_weight=3.0)]
     fits = [NodeClassifier(random_state=0, kernel=kernels, policy=SelectionPolicy(
         racing_sample=40, racing_keep=2, spectral_max_train=limit,

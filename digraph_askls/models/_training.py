@@ -4,12 +4,12 @@ of its one-vs-rest problems, and the decomposition of its kernel."""
 import numpy as np
 from scipy import sparse
 
-from .._memory import available_memory
+from .._memory import _bytes_of, available_memory
 from ..kernels import dense_block
 from ..linalg import SpectralAsKLS, TridiagonalLSSVM
 from ..linalg._spectral import SYMMETRY_RTOL
 
-__all__ = ["decompose", "label_columns", "thin_route"]
+__all__ = ["decompose", "label_columns", "reduces_maps", "thin_route"]
 
 
 def label_columns(codes, n_classes=None):
@@ -34,13 +34,18 @@ def decompose(train_kernel, for_folds=False):
     selection's engines), and a dense block that is symmetric, of at least
     ``TRIDIAGONAL_MIN_TRAIN`` samples, goes to
     :class:`~digraph_askls.linalg.TridiagonalLSSVM`, which gives them for less."""
-    m = train_kernel.shape[0]
-    factors = getattr(train_kernel, "factors", None)
-    if callable(factors) and thin_route(m, getattr(train_kernel, "n_features", m),
-                                        getattr(train_kernel, "is_symmetric", False),
-                                        for_folds):
-        return SpectralAsKLS(factors=factors())
+    if reduces_maps(train_kernel, for_folds):
+        return SpectralAsKLS(factors=train_kernel.factors())
     return decompose_dense(dense_training_block(train_kernel), for_folds)
+
+
+def reduces_maps(train_kernel, for_folds=False):
+    """Whether :func:`decompose` reduces the block's explicit maps (a thin SVD) rather
+    than the block: it has maps, and :func:`thin_route` takes them."""
+    m = train_kernel.shape[0]
+    return callable(getattr(train_kernel, "factors", None)) and thin_route(
+        m, getattr(train_kernel, "n_features", m),
+        getattr(train_kernel, "is_symmetric", False), for_folds)
 
 
 def thin_route(m, d, symmetric=False, for_folds=False):
@@ -71,7 +76,7 @@ def thin_route(m, d, symmetric=False, for_folds=False):
         return True
     # The block would cost less, but only if its decomposition (three m x m arrays) fits.
     room = available_memory()
-    return room is not None and 3 * 8.0 * m * m > room
+    return room is not None and _bytes_of((3, m, m), np.float64)[0] > room
 
 
 def dense_training_block(train_kernel):

@@ -23,7 +23,7 @@ from ...kernels import restrict_kernel
 from ...linalg import NotPositiveDefinite, SingularSystemError
 from .._train_scores import scores_all_rows
 from .._training import (decompose, decompose_dense, dense_training_block, is_symmetric,
-                         thin_route)
+                         reduces_maps)
 from .._folds import coarsen_folds
 from ._out_of_fold import (cholesky_out_of_fold, solved_out_of_fold, spectral_out_of_fold,
                            walk_out_of_fold)
@@ -152,14 +152,7 @@ def thin_maps_on(kernel, nodes):
     if not callable(getattr(kernel, "factors", None)) \
             or not getattr(kernel, "n_features", np.inf) < len(nodes):
         return False                 # no maps, or none thinner: nothing to restrict
-    return _decomposes_thin(restrict_kernel(kernel, nodes, nodes))
-
-
-def _decomposes_thin(train_kernel):
-    """Whether :func:`~.._training.decompose` reduces the block's explicit maps."""
-    return _has_thin_maps(train_kernel) and thin_route(
-        train_kernel.shape[0], train_kernel.n_features,
-        getattr(train_kernel, "is_symmetric", False), for_folds=True)
+    return reduces_maps(restrict_kernel(kernel, nodes, nodes), for_folds=True)
 
 
 def _forms_directly(train_kernel):
@@ -256,7 +249,7 @@ def _factorable(train_kernel, policy):
     samples (the factorisation and the inverse it gives cost about a fifth of a
     decomposition)."""
     m = train_kernel.shape[0]
-    return (_forms_directly(train_kernel) and not _decomposes_thin(train_kernel)
+    return (_forms_directly(train_kernel) and not reduces_maps(train_kernel, for_folds=True)
             and m <= 2 * policy.spectral_max_train)
 
 
