@@ -10,9 +10,8 @@ from digraph_askls.experiments._comparison_report import format_comparison, pair
 from digraph_askls.graph import Graph, Split, get_adjacency
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _torch_threads(one_torch_thread):
-    """Every test of the module with PyTorch on one thread (``conftest.py``)."""
+# Every test of the module with PyTorch on one thread (``conftest.py``).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _tiny_graph(splits=None):
