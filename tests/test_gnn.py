@@ -329,3 +329,39 @@ def test_dir_gnn_on_direction_links_is_dir_gnn_on_the_edge_list(graph_name):
     with torch.no_grad():
         assert not torch.allclose(swapped(features, (outgoing, incoming)), through_edges,
                                   atol=1e-3)
+
+
+@pytest.mark.parametrize("K, q", [(1, 0.25), (2, 0.05), (1, 0.0)])
+def test_magnet_on_sparse_steps_is_magnet_on_the_edge_list(K, q):
+    """MagNet's scores through :func:`magnetic_steps` (its layers' propagation as sparse
+    complex products, the first layer's taken once) are those of the model's own
+    ``forward`` on the edge list, in training (the same dropout draws) and in evaluation,
+    and so are the gradients of every parameter; a step with the wrong orientation (the
+    Laplacian's transpose) moves the scores."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch_geometric_signed_directed")
+    adjacency, features = _looped_graph(torch)
+    config = {"hidden": 8, "layers": 2, "K": K, "q": q, "dropout": 0.5}
+    torch.manual_seed(0)
+    model, scores = gnn_models.build_model("MagNet", config, features, adjacency, 2)
+    edges = gnn_models._edge_index(adjacency, torch)
+    for training in (True, False):
+        model.train(training)
+        results = []
+        for run in (scores, lambda: model(features, features, edges)):
+            model.zero_grad()
+            torch.manual_seed(1)
+            out = run()
+            out[:, 0].sum().backward()
+            results.append((out.detach(), [p.grad.clone() for p in model.parameters()]))
+        (ours, our_grads), (theirs, their_grads) = results
+        assert torch.allclose(ours, theirs, atol=1e-5)
+        assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(our_grads, their_grads))
+    if q > 0:     # with q = 0 the Laplacian is symmetric
+        step_real, step_imag = gnn_models.magnetic_steps(model.Chebs[0], 40, edges,
+                                                         torch.float32)
+        transposed = (step_real.to_dense().T.to_sparse_csr(),
+                      step_imag.to_dense().T.to_sparse_csr())
+        a, b = gnn_models._chebyshev_terms(transposed, features, features, 2)[1]
+        c, d = gnn_models._chebyshev_terms((step_real, step_imag), features, features, 2)[1]
+        assert not torch.allclose(b, d, atol=1e-4)
