@@ -282,6 +282,48 @@ def test_gcnii_on_sparse_links_is_gcnii_on_the_edge_list():
         assert not torch.allclose(model(features, kept), through_edges, atol=1e-6)
 
 
+def test_gcnii_is_differentiated_through_its_symmetric_links_as_on_the_edge_list(
+        monkeypatch):
+    """GCNII's propagation over its sparse links takes the gradient through the links
+    themselves (:func:`symmetric_product`): every parameter's gradient is the one of PyG's
+    edge-list path, with dropout drawn alike; on a non-symmetric matrix the product's
+    gradient is not the transpose's, which is why only symmetric links go through it."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch_geometric")
+    from torch_geometric.utils import to_undirected
+
+    from digraph_askls.experiments._comparison_peers import grid_of
+
+    adjacency, features = _looped_graph(torch)
+    config = grid_of("GCNII", "tiny", "20 per class")[0]
+    assert config["dropout"] > 0
+    torch.manual_seed(0)
+    model, scores = gnn_models.build_model("GCNII", config, features, adjacency, 2)
+    edges = to_undirected(gnn_models._edge_index(adjacency, torch), num_nodes=40)
+    results = []
+    for run in (scores, lambda: model(features, edges)):
+        model.zero_grad()
+        torch.manual_seed(1)
+        out = run()
+        out[:, 0].square().sum().backward()
+        results.append((out.detach(), [p.grad.clone() for p in model.parameters()]))
+    (ours, our_grads), (theirs, their_grads) = results
+    assert torch.allclose(ours, theirs, atol=1e-5)
+    assert all(torch.allclose(a, b, atol=1e-5) for a, b in zip(our_grads, their_grads))
+    # The sparse links do go through it: once per layer and pass.
+    calls = []
+    product = gnn_models.symmetric_product
+    monkeypatch.setattr(gnn_models, "symmetric_product",
+                        lambda *args: calls.append(1) or product(*args))
+    scores()
+    assert len(calls) == config["layers"]
+    # The shortcut is exact only for a symmetric matrix.
+    skew = torch.tensor([[0.0, 2.0], [1.0, 0.0]]).to_sparse_csr()
+    x = torch.ones(2, 1, requires_grad=True)
+    gnn_models.symmetric_product(skew, x).sum().backward()
+    assert torch.equal(x.grad, torch.tensor([[2.0], [1.0]]))       # skew @ 1, not skew^T @ 1
+
+
 def test_graphsage_on_sparse_links_is_graphsage_on_the_edge_list():
     torch = pytest.importorskip("torch")
     pytest.importorskip("torch_geometric")
