@@ -208,7 +208,6 @@ def run_cell(job):
     protocol, name, method, seed, split, data_home, device = job
     graph = _graph(name, data_home)
     task = _tasks(name, protocol, seed, data_home)[split]
-    began = time.time()
     if method.startswith("AsK-LS"):
         measured = _run_askls(graph, protocol, method, task)
         where = "cpu, 1 BLAS thread"
@@ -221,7 +220,7 @@ def run_cell(job):
     cell = {"protocol": protocol, "graph": name, "method": method, "seed": seed,
             "split": split, "nodes": task["nodes"], "n_labelled": int(task["labelled"].size),
             "n_test": int(task["test"].size), "device": where,
-            "finished": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(began)), **measured}
+            "finished": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), **measured}
     return json.loads(json.dumps(cell, default=float))
 
 
