@@ -67,6 +67,8 @@ DEVIATIONS = {}
 @settings(max_examples=40, deadline=None)
 @given(problems)
 @example((25, 17.5, 25, "dense"))   # restarted GMRES stops just above rtol=1e-13 here
+# LSQR's own test (atol ||A|| ||x||) stopped it at relative residual 1e-8 here (cond 1e5)
+@example((22, 0.844859379883027, 22, "dense"))
 def test_every_solver_matches_dense_solve_of_paper_system(problem):
     m, gamma, seed, form = problem
     K, kernel, y = make_problem(m, seed, form)
@@ -82,7 +84,9 @@ def test_every_solver_matches_dense_solve_of_paper_system(problem):
             # and the deviation from the dense solve are asserted below.
             warnings.simplefilter("ignore", ConvergenceWarning)
             result = solve_system(system, y, solver=solver, regularization=None, rtol=1e-13)
-        assert result.info == 0 or result.residual_norm.max() < 1e-11
+        # A solver that stops short of rtol is at the rounding floor, cond(A) * eps
+        # (up to 1e-11 at the cond 1e5 allowed here; batched CG: 1.5e-11, info 111).
+        assert result.info == 0 or result.residual_norm.max() < 1e-10
         error = relative_error(result.x[:, 0], reference)
         DEVIATIONS[solver] = max(DEVIATIONS.get(solver, 0.0), error)
         assert error < 1e-8, (solver, error)
