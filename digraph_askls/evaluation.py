@@ -408,8 +408,9 @@ def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name
     valid : list of arrays, optional
         Validation nodes of each split, in the order of ``splits`` (e.g. ``[split.valid
         for split in graph.splits]``). Classifiers whose ``fit`` takes a ``valid`` keyword
-        (the GNN peers, which stop early on them) get them with their labels; the others
-        never see them.
+        get them with their labels: :class:`~digraph_askls.NodeClassifier` chooses its
+        kernel, gamma and merge on them, the GNN peers choose their epoch; neither fits
+        them. The others never see them.
 
     Returns
     -------

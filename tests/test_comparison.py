@@ -91,6 +91,30 @@ def test_the_default_runs_on_the_labelled_nodes(monkeypatch):
     json.dumps(cell)
 
 
+def test_the_validated_default_fits_the_training_part_and_chooses_on_the_rest(monkeypatch):
+    from digraph_askls import NodeClassifier
+
+    splits = [Split(np.arange(0, 60, 3).tolist() + np.arange(1, 60, 3).tolist()[:10]
+                    + np.arange(2, 60, 3).tolist()[:10],
+                    np.arange(31, 60, 3), np.arange(32, 60, 3))] * 10
+    graph = _tiny_graph(splits)
+    monkeypatch.setitem(comparison._GRAPHS, "tiny", graph)
+    monkeypatch.setattr(comparison, "_TASKS", {})
+    cell = comparison.run_cell(("fixed", "tiny", "AsK-LS default (validated)", 0, 1, None,
+                                "cpu"))
+    task = comparison.comparison_tasks(graph, "fixed", 0)[1]
+    known = np.full(60, -1)
+    known[task["labelled"]] = graph.labels[task["labelled"]]
+    model = NodeClassifier(random_state=1).fit(graph.adjacency, known,
+                                               features=graph.features, valid=task["valid"])
+    np.testing.assert_array_equal(model.train_nodes_, task["fit"])
+    assert cell["accuracy"] == np.mean(model.predict(task["test"])
+                                       == graph.labels[task["test"]])
+    assert cell["estimate"] == model.selection_["accuracy"]
+    jobs = comparison.comparison_jobs(methods=["AsK-LS default (validated)"])
+    assert {job[0] for job in jobs} == {"fixed", "planetoid"}
+
+
 PEERS = ["MLP", "GCN", "GAT", "APPNP", "GCNII", "GraphSAGE", "Dir-GNN", "SGC", "C&S",
          "label propagation", "MagNet", "DiGCN"]
 

@@ -131,7 +131,10 @@ def _run_graph(name, graph, n_trials, random_state, verbose, methods, per_class=
     return run_graph(name, graph, methods, splits, valid, protocol,
                      make=lambda method: _make(method, name, n_threads), settings=settings,
                      cache=CellCache() if cache is None else cache, recompute=recompute,
-                     cached_only=cached_only, verbose=verbose, skip=skip)
+                     cached_only=cached_only, verbose=verbose, skip=skip,
+                     # The validation nodes are the networks' stopping set; the AsK-LS
+                     # rows fit the training nodes alone and choose by their folds.
+                     validates=lambda method: method in GNN_METHODS)
 
 
 def run_directed(datasets=DIRECTED_DATASETS, n_trials=10, data_home=None, random_state=0,

@@ -86,7 +86,7 @@ def _summary(method, cells):
 
 
 def run_graph(name, graph, methods, splits, valid, protocol, *, make, settings, cache,
-              recompute=(), cached_only=False, verbose=True, skip=None):
+              recompute=(), cached_only=False, verbose=True, skip=None, validates=None):
     """Rows of ``methods`` on one graph, each from its cells (cached or measured now).
 
     Parameters
@@ -115,6 +115,11 @@ def run_graph(name, graph, methods, splits, valid, protocol, *, make, settings, 
     skip : callable, optional
         ``skip(method)`` returns a status string for a method not run on this graph
         (e.g. one that needs node attributes), else None.
+    validates : callable, optional
+        ``validates(method)``: whether the method's classifier gets the validation nodes
+        (with their labels; see :func:`~digraph_askls.evaluation.evaluate_node_classifier`).
+        None: every method that takes them. The cells are keyed by the validation nodes
+        either way.
 
     Returns
     -------
@@ -141,7 +146,8 @@ def run_graph(name, graph, methods, splits, valid, protocol, *, make, settings, 
                 break
             if cell is None and (not cached_only or method in recompute):
                 try:
-                    cell = _measure(make(method), method, graph, split, nodes, name)
+                    given = nodes if validates is None or validates(method) else None
+                    cell = _measure(make(method), method, graph, split, given, name)
                 except ImportError as exc:      # an optional dependency is missing
                     error = f"not available: {exc}"
                     break

@@ -168,7 +168,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         symmetric block, a tridiagonal reduction or one Cholesky factorisation at the
         winner's gamma; ``"walk"``: all folds in one
         solve of a walk kernel; ``"solved"``: a solve per fold; ``"fixed"``: one
-        configuration fitted as given, the estimates None) and ``n_folds``.
+        configuration fitted as given, the estimates None; ``"validation"``: chosen on the
+        ``valid`` nodes of :meth:`fit`, ``n_valid`` of them) and ``n_folds``.
     cv_results_ : dict of lists
         One entry per (kernel, gamma) tried: ``kernel``, ``gamma``, ``engine``,
         ``mean_test_score`` (the ranking criterion), ``cv_accuracy`` (the held-out
@@ -177,7 +178,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         gammas) and ``scored_on`` (how many labelled nodes the score was measured on:
         a sample where there are many, every labelled node for the candidates that
         raced on all of them, see :class:`~digraph_askls.models.selection.SelectionPolicy`).
-        Empty lists when nothing was selected.
+        Empty lists when nothing was selected. With ``valid`` nodes: one entry per
+        (kernel, gamma, merge), scored by its accuracy on them.
     preset_ : str or None
         The preset in effect (``"auto"`` resolved).
 
@@ -251,7 +253,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             config.update(PRESETS[preset])
         return config
 
-    def fit(self, graph, labels=None, *, features=None, nodelist=None, weight="weight"):
+    def fit(self, graph, labels=None, *, features=None, valid=None, nodelist=None,
+            weight="weight"):
         """Fit on the labelled nodes of ``graph``.
 
         Parameters
@@ -276,6 +279,16 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             attributes that the fit does not read (numeric node attributes not named
             here, or features that the chosen kernel ignores); ``features=False``
             silences it.
+        valid : list of node names, optional
+            Labelled nodes that choose the configuration instead of folds of the others,
+            and are never fitted, as published protocols with a validation split (the
+            Planetoid split, the fixed splits of the heterophilous graphs) choose the
+            settings of a network: every (kernel, gamma) that the folds of the other
+            labelled nodes rank, with every merge compared, is fitted on those nodes and
+            scored on these; the best wins (:mod:`~digraph_askls.models.selection.
+            _validation`, ``selection_["engine"] == "validation"``). Their labels come
+            from ``labels``, as the others'. It costs a fit per configuration (tens).
+            None (the default): every labelled node is fitted and the folds choose.
         nodelist, weight
             As in :func:`digraph_askls.graph.get_adjacency`.
 
@@ -313,6 +326,10 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         config = self._config(self.preset_)
         codes, classes = inputs.codes, inputs.classes
         train = np.flatnonzero(codes >= 0)
+        held = None
+        if valid is not None:
+            held = self._held_out(valid, nodes, codes)
+            train = np.setdiff1d(train, held)
         if np.unique(codes[train]).size < 2:
             raise ValueError(f"at least 2 classes must have labelled nodes, got "
                              f"{np.unique(codes[train]).size}")
@@ -346,7 +363,71 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         (self.kernel_, self.estimator_, self.selection_, self.cv_results_,
          self._node_scores) = selected
         self.classes_ = np.asarray(classes)[self.estimator_.classes_]
+        if held is not None:
+            self._choose_on_validation(adjacency, features, codes, classes, held, selected,
+                                       config["merge"], policy)
         return self
+
+    def _held_out(self, valid, nodes, codes):
+        """Positions of the validation nodes ``valid``, each labelled."""
+        if self.preset_ is not None or self.operator is not None:
+            raise ValueError(f"valid= chooses among configurations, but preset="
+                             f"{self.preset_!r} and operator={self.operator!r} fit one as "
+                             f"given; pass preset=None and no operator")
+        held = np.unique(NodeIndex(list(nodes)).positions(valid))
+        unlabelled = held[codes[held] < 0]
+        if unlabelled.size:
+            names = [list(nodes)[position] for position in unlabelled[:5]]
+            raise ValueError(f"valid= names nodes whose labels judge the choice, so each "
+                             f"needs a label; got {unlabelled.size} unlabelled, e.g. "
+                             f"{names}")
+        if held.size == np.count_nonzero(codes >= 0):
+            raise ValueError(f"valid= holds every one of the {held.size} labelled nodes; "
+                             f"leave some to fit")
+        return held
+
+    def _choose_on_validation(self, adjacency, features, codes, classes, held, selected,
+                              merge, policy):
+        """Judge the candidates the folds ranked on the validation nodes ``held``, each
+        fitted on ``self.train_nodes_`` alone, and keep the best (see ``fit``)."""
+        import warnings
+
+        from sklearn.base import clone
+
+        from .selection._select import _merges_to_try
+        from .selection._validation import choose_on_validation, validation_candidates
+
+        train = self.train_nodes_
+        known = np.full(codes.size, -1)
+        known[train] = codes[train]
+        counts = np.bincount(codes[train])
+        merges = [m.name for m in _merges_to_try(merge, float(np.median(counts[counts > 0])),
+                                                 policy)]
+
+        def merges_of(recipe):
+            views = getattr(recipe, "views", None)
+            if merge == "auto" and views and len(views) == 1:
+                return [views[0]]               # a kernel read through its own view
+            return merges
+
+        def fit_one(recipe, gamma, merge_name):
+            model = clone(self).set_params(kernel=recipe, gamma=gamma, merge=merge_name,
+                                           verbose=False)
+            with warnings.catch_warnings():
+                # The ordinary selection has said so already, for the same candidates.
+                warnings.filterwarnings("ignore", message=".* not read by the kernel",
+                                        category=UserWarning)
+                model.fit(adjacency, known,
+                          features=features if features is not None else False)
+            return model, model.predict(held)
+
+        candidates = validation_candidates(selected[3], selected[2], merges_of)
+        model, self.selection_, self.cv_results_ = choose_on_validation(
+            candidates, fit_one, codes[held], random_state=self.random_state,
+            interval_max=policy.estimate_interval_max, verbose=self.verbose)
+        self.kernel_, self.estimator_ = model.kernel_, model.estimator_
+        self._node_scores = model._node_scores
+        self.classes_ = np.asarray(classes)[np.asarray(model.classes_, dtype=np.int64)]
 
     def _indices(self, nodes):
         return self._node_index.positions(nodes)

@@ -12,7 +12,8 @@ calls each in turn):
 5. :mod:`~._ranking`: the ranking of the candidates, and the best;
 6. :mod:`~._winner`: the winner's merge and the fitted estimator.
 
-:mod:`~._single` fits one configuration given as is.
+:mod:`~._single` fits one configuration given as is; :mod:`~._validation` judges the
+ranked configurations on validation nodes instead (``NodeClassifier.fit(valid=...)``).
 """
 
 from ._candidates import Candidate, as_recipes, default_kernels

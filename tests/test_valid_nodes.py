@@ -1,0 +1,151 @@
+"""NodeClassifier.fit(..., valid=...): validation nodes choose the configuration and are
+never fitted."""
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from digraph_askls import NodeClassifier
+from digraph_askls.datasets import make_directed_sbm
+from digraph_askls.evaluation import evaluate_node_classifier
+
+
+def problem(seed=0, n=150):
+    adjacency, labels = make_directed_sbm(n, 3, 5, p_in=0.5, random_state=seed)
+    rng = np.random.default_rng(seed)
+    features = rng.random((n, 8)) * 0.8
+    features[np.arange(n), labels] += 0.6          # the class shows, faintly
+    order = rng.permutation(n)
+    train, valid = np.sort(order[:24]), np.sort(order[24:60])
+    known = np.full(n, -1)
+    known[train] = labels[train]
+    known[valid] = labels[valid]
+    return sp.csr_array(adjacency), labels, known, features, train, valid
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    adjacency, labels, known, features, train, valid = problem()
+    model = NodeClassifier(random_state=0).fit(adjacency, known, features=features,
+                                               valid=valid)
+    return model, (adjacency, labels, known, features, train, valid)
+
+
+def test_the_winner_is_the_configuration_fitted_on_the_training_part_alone(fitted):
+    model, (adjacency, labels, known, features, train, valid) = fitted
+    selection = model.selection_
+    assert selection["engine"] == "validation" and selection["n_valid"] == valid.size
+    np.testing.assert_array_equal(model.train_nodes_, train)
+    part = np.full(labels.size, -1)
+    part[train] = labels[train]
+    alone = NodeClassifier(kernel=selection["kernel"], gamma=selection["gamma"],
+                           merge=selection["merge"], random_state=0).fit(
+        adjacency, part, features=features)
+    nodes = np.arange(labels.size)
+    np.testing.assert_array_equal(model.predict(nodes), alone.predict(nodes))
+    np.testing.assert_allclose(model.predict_proba(nodes), alone.predict_proba(nodes),
+                               rtol=1e-12, atol=1e-12)
+    assert selection["held_out_accuracy"] == np.mean(alone.predict(valid) == labels[valid])
+
+
+def test_every_row_is_its_configuration_scored_on_the_validation_nodes(fitted):
+    model, (adjacency, labels, known, features, train, valid) = fitted
+    rows = model.cv_results_
+    part = np.full(labels.size, -1)
+    part[train] = labels[train]
+    # Every merge the selection compares (few labels: three) at every ranked kernel.
+    assert {"joint", "blend", "average"} <= set(rows["merge"])
+    assert len(rows["kernel"]) >= 6
+    for row in (0, 1, len(rows["kernel"]) - 1):        # a sample: each row is a fit
+        alone = NodeClassifier(kernel=rows["kernel"][row], gamma=rows["gamma"][row],
+                               merge=rows["merge"][row], random_state=0).fit(
+            adjacency, part, features=features)
+        assert rows["mean_test_score"][row] == np.mean(alone.predict(valid) == labels[valid])
+    scores = np.asarray(rows["mean_test_score"])
+    assert model.selection_["held_out_accuracy"] == scores.max()
+    # The first row of best accuracy wins (the folds' choice first, then the ranking).
+    first = int(np.argmax(scores))
+    assert (model.selection_["kernel"] is rows["kernel"][first]
+            and model.selection_["gamma"] == rows["gamma"][first])
+    assert rows["rank_test_score"][first] == 1
+
+
+def test_the_estimate_is_corrected_for_the_choice(fitted):
+    model, (adjacency, labels, known, features, train, valid) = fitted
+    selection = model.selection_
+    low, high = selection["accuracy_interval"]
+    # BBC scores each bootstrap's choice on the nodes it left out: at most the best
+    # validation accuracy on average, never above it by construction of the maximum.
+    assert selection["accuracy"] <= selection["held_out_accuracy"] + 1e-12
+    assert 0.0 <= low <= selection["accuracy"] <= high <= 1.0
+    again = NodeClassifier(random_state=0).fit(adjacency, known, features=features,
+                                               valid=valid)
+    assert again.selection_ == selection            # reproducible for a random_state
+
+
+def test_the_validation_labels_choose_but_are_never_fitted():
+    adjacency, labels, known, features, train, valid = problem()
+    flipped = known.copy()
+    flipped[valid] = (known[valid] + 1) % 3     # every validation label wrong
+    honest = NodeClassifier(random_state=0).fit(adjacency, known, features=features,
+                                                valid=valid)
+    misled = NodeClassifier(random_state=0).fit(adjacency, flipped, features=features,
+                                                valid=valid)
+    # The same candidates, fitted on the same nodes: the same rows but the scores.
+    assert honest.cv_results_["merge"] == misled.cv_results_["merge"]
+    scores = np.asarray(honest.cv_results_["mean_test_score"])
+    wrong = np.asarray(misled.cv_results_["mean_test_score"])
+    assert np.all(wrong < 1.0) and np.any(scores != wrong)
+    # Whatever the choice, the model is fitted on the training part alone.
+    np.testing.assert_array_equal(misled.train_nodes_, train)
+
+
+def test_node_names_and_a_class_held_out_entirely():
+    adjacency, labels, known, features, train, valid = problem()
+    names = [f"n{i}" for i in range(labels.size)]
+    graph = nx.relabel_nodes(nx.from_scipy_sparse_array(adjacency, create_using=nx.DiGraph),
+                             dict(enumerate(names)))
+    label_of = {names[i]: "abc"[labels[i]] for i in np.flatnonzero(known >= 0)}
+    model = NodeClassifier(random_state=0).fit(
+        graph, label_of, features=features, nodelist=names, valid=[names[i] for i in valid])
+    by_index = NodeClassifier(random_state=0).fit(adjacency, known, features=features,
+                                                  valid=valid)
+    assert list(model.classes_) == ["a", "b", "c"]
+    assert [model.classes_.tolist().index(c) for c in model.predict(names)] == \
+        by_index.predict(np.arange(labels.size)).tolist()
+    # A class whose labelled nodes are all validation nodes is not predicted, and
+    # counts against the configurations on the validation nodes.
+    part = known.copy()
+    part[train[labels[train] == 2]] = -1
+    extra = np.union1d(valid, np.flatnonzero(part == 2))
+    model = NodeClassifier(random_state=0).fit(adjacency, part, features=features,
+                                               valid=extra)
+    assert model.classes_.tolist() == [0, 1]
+    assert model.selection_["held_out_accuracy"] <= np.mean(labels[extra] != 2) + 1e-12
+
+
+@pytest.mark.parametrize("setup, match", [
+    (lambda known, valid: (known, np.append(valid, np.flatnonzero(known < 0)[0]), {}),
+     "needs a label"),
+    (lambda known, valid: (known, np.flatnonzero(known >= 0), {}), "leave some to fit"),
+    (lambda known, valid: (known, valid, {"preset": "paper"}), "preset='paper'"),
+    (lambda known, valid: (known, [10_000], {}), "not"),
+])
+def test_bad_validation_nodes_are_refused(setup, match):
+    adjacency, labels, known, features, train, valid = problem()
+    known, valid, params = setup(known, valid)
+    with pytest.raises(ValueError, match=match):
+        NodeClassifier(**params).fit(adjacency, known, features=features, valid=valid)
+
+
+def test_evaluation_hands_the_validation_nodes_to_the_classifier():
+    adjacency, labels, known, features, train, valid = problem()
+    test = np.setdiff1d(np.arange(labels.size), np.union1d(train, valid))
+    results = evaluate_node_classifier(
+        lambda seed: NodeClassifier(random_state=seed), adjacency, labels,
+        splits=[((0, 0), train, test)], valid=[valid], features=features, verbose=False)
+    model = NodeClassifier(random_state=0).fit(adjacency, known, features=features,
+                                               valid=valid)
+    assert results.micro_f1[0] == np.mean(model.predict(test) == labels[test])
+    assert results.gammas[0] == model.selection_["gamma"]
