@@ -125,6 +125,21 @@ def test_node_names_and_a_class_held_out_entirely():
     assert model.selection_["held_out_accuracy"] <= np.mean(labels[extra] != 2) + 1e-12
 
 
+def test_a_given_kernel_and_merge_are_kept_and_only_gamma_is_chosen():
+    adjacency, labels, known, features, train, valid = problem()
+    model = NodeClassifier(kernel="ppr", kernel_params={"alpha": 0.8}, gamma=[0.01, 1.0],
+                           merge="average", random_state=0).fit(adjacency, known,
+                                                                valid=valid)
+    rows = model.cv_results_
+    assert rows["merge"] == ["average"] * 2 and sorted(rows["gamma"]) == [0.01, 1.0]
+    assert [recipe.params for recipe in rows["kernel"]] == [{"alpha": 0.8}] * 2
+    # A merge on the training scores fits one gamma: it is scored, and kept.
+    model = NodeClassifier(kernel="ppr", gamma=0.01, merge="stack_train",
+                           random_state=0).fit(adjacency, known, valid=valid)
+    assert model.cv_results_["merge"] == ["stack_train"]
+    assert model.selection_["merge"] == "stack_train"
+
+
 @pytest.mark.parametrize("setup, match", [
     (lambda known, valid: (known, np.append(valid, np.flatnonzero(known < 0)[0]), {}),
      "needs a label"),

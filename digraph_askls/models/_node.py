@@ -401,8 +401,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         known = np.full(codes.size, -1)
         known[train] = codes[train]
         counts = np.bincount(codes[train])
-        merges = [m.name for m in _merges_to_try(merge, float(np.median(counts[counts > 0])),
-                                                 policy)]
+        merges = [merge] if merge != "auto" else [
+            m.name for m in _merges_to_try(merge, float(np.median(counts[counts > 0])), policy)]
 
         def merges_of(recipe):
             views = getattr(recipe, "views", None)
@@ -411,8 +411,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             return merges
 
         def fit_one(recipe, gamma, merge_name):
-            model = clone(self).set_params(kernel=recipe, gamma=gamma, merge=merge_name,
-                                           verbose=False)
+            # The recipe holds the kernel's parameters (a kernel given by name included).
+            model = clone(self).set_params(kernel=recipe, kernel_params=None, gamma=gamma,
+                                           merge=merge_name, verbose=False)
             with warnings.catch_warnings():
                 # The ordinary selection has said so already, for the same candidates.
                 warnings.filterwarnings("ignore", message=".* not read by the kernel",
