@@ -214,3 +214,25 @@ def test_a_draw_a_method_cannot_learn_from_gives_a_row_not_a_crash(tmp_path):
     # The table redrawn from its cells alone says the same.
     again = run_few_labels([graph], [("fraction", 0.01)], cached_only=True, **options)
     assert [row["status"] for row in again] == [row["status"] for row in rows]
+
+
+def test_the_askls_rows_fit_the_training_nodes_alone_on_fixed_splits(monkeypatch):
+    from digraph_askls.graph import Split
+
+    seen = {}
+
+    def spy(make, adjacency, labels, *, splits, name, valid=None, **kwargs):
+        seen[name.split(": ", 1)[1]] = valid
+        return evaluate_node_classifier(make, adjacency, labels, splits=splits, name=name,
+                                        valid=valid, **kwargs)
+
+    monkeypatch.setattr(runner, "evaluate_node_classifier", spy)
+    tiny = _tiny_graph()
+    graph = Graph(tiny.adjacency, tiny.labels, tiny.node_names, tiny.class_names, name="tiny",
+                  features=tiny.features,
+                  splits=[Split(np.arange(0, 20), np.arange(20, 30), np.arange(30, 40))])
+    run_directed([graph], n_trials=1, verbose=False,
+                 methods=["AsK-LS default", "AsK-LS attribute"])
+    # NodeClassifier takes valid= (it would choose on them): the table, as measured,
+    # fits the training nodes and chooses by their folds.
+    assert seen == {"AsK-LS default": None, "AsK-LS attribute": None}
