@@ -24,6 +24,7 @@ EPILOG_RUN = """examples:
   digraph-askls run --dataset cora --preset paper --trials 10
   digraph-askls run --dataset chameleon --data-home ../shared/datasets
   digraph-askls run --dataset texas --no-features --splits random --trials 5
+  digraph-askls run --dataset cora --splits planetoid --valid choose --data-home ../shared/datasets
   DIGRAPH_ASKLS_DATA=../shared/datasets digraph-askls run --dataset pubmed
   digraph-askls run --dataset sbm --trials 3 --json
 """
@@ -57,15 +58,35 @@ def _load(name, data_home, download, seed):
 
 
 def _run_splits(args, graph):
-    """The dataset's fixed splits (at most ``--trials``) unless random ones are asked for."""
-    from .evaluation import fixed_splits, random_splits
+    """The dataset's fixed splits (at most ``--trials``) unless random ones or the Planetoid
+    split are asked for, and the validation nodes of each (None where ``--valid`` leaves
+    them out)."""
+    import numpy as np
+
+    from .evaluation import random_splits
 
     kind = args.splits or ("fixed" if graph.splits else "random")
     if kind == "fixed" and not graph.splits:
         raise ValueError(f"{args.dataset} ships no fixed splits; use --splits random")
-    if kind == "fixed":
-        return fixed_splits(graph)[:args.trials], "fixed"
-    return random_splits(graph.labels, args.train_size, args.trials, args.seed), "random"
+    if kind == "random":
+        if args.valid != "ignore":
+            raise ValueError(f"--valid {args.valid} needs validation nodes, which random "
+                             f"splits do not hold; use --splits fixed or planetoid")
+        return random_splits(graph.labels, args.train_size, args.trials, args.seed), kind, None
+    if kind == "planetoid":
+        from .datasets import load_planetoid_split
+
+        if args.dataset not in ("cora", "citeseer"):
+            raise ValueError(f"the Planetoid split is published for cora and citeseer, got "
+                             f"{args.dataset!r}")
+        published = [load_planetoid_split(graph, data_home=args.data_home)]
+    else:
+        published = list(graph.splits[:args.trials])
+    triples = [((kind, index), np.union1d(split.train, split.valid)
+                if args.valid == "fit" else np.asarray(split.train), np.asarray(split.test))
+               for index, split in enumerate(published)]
+    valid = [split.valid for split in published] if args.valid == "choose" else None
+    return triples, kind, valid
 
 
 def _command_run(args, notes):
@@ -76,7 +97,7 @@ def _command_run(args, notes):
     graph = _load(args.dataset, args.data_home, not args.no_download, args.seed)
     title, adjacency, labels = graph.name, graph.adjacency, graph.labels
     features = None if args.no_features else graph.features
-    splits, kind = _run_splits(args, graph)
+    splits, kind, valid = _run_splits(args, graph)
     params = {"preset": None if args.preset == "none" else args.preset}
     if args.gamma is not None:
         params["gamma"] = args.gamma
@@ -95,7 +116,7 @@ def _command_run(args, notes):
         results = evaluate_node_classifier(
             lambda seed: NodeClassifier(random_state=seed, **params), adjacency, labels,
             splits=splits, name=f"AsK-LS ({resolved or 'default'})", features=features,
-            verbose=not args.quiet)
+            verbose=not args.quiet, valid=valid)
     singular = [w for w in caught if issubclass(w.category, SingularSystemWarning)]
     for other in caught:
         if other not in singular:
@@ -108,7 +129,8 @@ def _command_run(args, notes):
     chosen = summary["selected_kernels"]
     kernel = next(iter(chosen)) if chosen else None     # most common first
     if args.json:
-        summary.update(dataset=args.dataset, splits=kind, features=features is not None,
+        summary.update(dataset=args.dataset, splits=kind, valid=args.valid,
+                       features=features is not None,
                        train_size=args.train_size if kind == "random" else None,
                        seeds=[list(seed) for seed, _, _ in splits], kernel=kernel,
                        micro_f1=results.micro_f1, macro_f1=results.macro_f1)
@@ -120,8 +142,12 @@ def _command_run(args, notes):
         attributes = f"{unread} attributes, not read by the {resolved!r} preset's kernel"
     print(f"{title}: {adjacency.shape[0]} nodes, {adjacency.nnz} edges, {n_classes} classes, "
           f"{attributes}")
-    if kind == "fixed":
-        print(f"{summary['method']}, {len(splits)} of the dataset's fixed splits")
+    if kind != "random":
+        role = {"ignore": "neither fitted nor scored", "fit": "fitted with the training nodes",
+                "choose": "choosing the kernel, gamma and merge"}[args.valid]
+        where = (f"{len(splits)} of the dataset's fixed splits" if kind == "fixed"
+                 else "the Planetoid public split")
+        print(f"{summary['method']}, {where}; validation nodes {role}")
     else:
         print(f"{summary['method']}, {len(splits)} random {round(100 * args.train_size)}/"
               f"{round(100 * (1 - args.train_size))} splits (seed {args.seed})")
@@ -388,10 +414,19 @@ def build_parser():
                           "then the user cache)")
     run.add_argument("--no-download", action="store_true",
                      help="fail instead of downloading missing files")
-    run.add_argument("--splits", choices=["fixed", "random"], default=None,
+    run.add_argument("--splits", choices=["fixed", "random", "planetoid"], default=None,
                      help="'fixed': the dataset's published splits (the first --trials of "
-                          "them); 'random': random splits of --train-size (default: fixed "
-                          "where the dataset ships them)")
+                          "them); 'random': random splits of --train-size; 'planetoid': "
+                          "the Planetoid public split of cora and citeseer (20 per class, "
+                          "500 validation nodes, one split) (default: fixed where the "
+                          "dataset ships them)")
+    run.add_argument("--valid", choices=["ignore", "fit", "choose"], default="ignore",
+                     help="the validation nodes of fixed and Planetoid splits: 'ignore' "
+                          "(default): neither fitted nor scored; 'fit': fitted with the "
+                          "training nodes; 'choose': they choose the kernel, gamma and "
+                          "merge, the training nodes alone are fitted, as the graph neural "
+                          "networks' protocols choose their settings "
+                          "(NodeClassifier.fit(valid=...))")
     run.add_argument("--no-features", action="store_true",
                      help="ignore the dataset's node attributes (structure only)")
     run.add_argument("--json", action="store_true", help="print the results as JSON")

@@ -1,5 +1,6 @@
 """The command line prints its warnings and notes on lines of their own, after the bars."""
 
+import json
 import warnings
 
 from scipy import sparse
@@ -201,3 +202,46 @@ def test_the_few_label_table_takes_its_own_methods_by_name(shared_datasets, tmp_
     assert "AsK-LS default, structure" in text and "PageRank undirected" in text
     assert cli.main(["table", "few-labels", "--methods", "AsK-LS nothing", "--quiet"]) == 2
     assert "expected names among" in capsys.readouterr().err
+
+
+def test_run_lets_the_validation_nodes_be_fitted_or_choose(shared_datasets, capsys):
+    import numpy as np
+
+    from digraph_askls import NodeClassifier
+    from digraph_askls.datasets import load_dataset
+
+    graph = load_dataset("texas", data_home=shared_datasets, download=False)
+    split = graph.splits[0]
+    data = ["run", "--dataset", "texas", "--data-home", str(shared_datasets), "--trials", "1",
+            "--quiet"]
+    scores = {}
+    for mode in ("ignore", "fit", "choose"):
+        assert cli.main([*data, "--valid", mode, "--json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report["valid"] == mode
+        scores[mode] = report["micro_f1"][0]
+    known = np.full(graph.labels.size, -1)
+    labelled = np.union1d(split.train, split.valid)
+    known[labelled] = graph.labels[labelled]
+    test = graph.labels[split.test]
+    chosen = NodeClassifier(random_state=0).fit(graph, known, valid=split.valid)
+    fitted = NodeClassifier(random_state=0).fit(graph, known)
+    known[split.valid] = -1
+    alone = NodeClassifier(random_state=0).fit(graph, known)
+    assert scores == {"ignore": np.mean(alone.predict(split.test) == test),
+                      "fit": np.mean(fitted.predict(split.test) == test),
+                      "choose": np.mean(chosen.predict(split.test) == test)}
+    assert cli.main([*data, "--valid", "choose"]) == 0
+    assert "validation nodes choosing the kernel, gamma and merge" in capsys.readouterr().out
+    assert cli.main([*data, "--splits", "random", "--valid", "fit"]) == 2
+    assert "random splits do not hold" in capsys.readouterr().err
+    assert cli.main([*data, "--splits", "planetoid"]) == 2
+    assert "published for cora and citeseer, got 'texas'" in capsys.readouterr().err
+
+
+def test_run_on_the_planetoid_split(shared_datasets, capsys):
+    assert cli.main(["run", "--dataset", "cora", "--splits", "planetoid", "--data-home",
+                     str(shared_datasets), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "the Planetoid public split; validation nodes neither fitted nor scored" in out
+    assert "micro-F1 0.822" in out          # the 140 training nodes alone, comparison.md
