@@ -1,6 +1,9 @@
 """NodeClassifier.fit(..., valid=...): validation nodes choose the configuration and are
 never fitted."""
 
+import io
+
+import joblib
 import networkx as nx
 import numpy as np
 import pytest
@@ -47,6 +50,13 @@ def test_the_winner_is_the_configuration_fitted_on_the_training_part_alone(fitte
     np.testing.assert_allclose(model.predict_proba(nodes), alone.predict_proba(nodes),
                                rtol=1e-12, atol=1e-12)
     assert selection["held_out_accuracy"] == np.mean(alone.predict(valid) == labels[valid])
+    # New nodes (the graph given again) and a joblib round trip predict the same.
+    np.testing.assert_array_equal(
+        model.predict(list(nodes), graph=adjacency, features=features), model.predict(nodes))
+    buffer = io.BytesIO()
+    joblib.dump(model, buffer)
+    buffer.seek(0)
+    np.testing.assert_array_equal(joblib.load(buffer).predict(nodes), model.predict(nodes))
 
 
 def test_every_row_is_its_configuration_scored_on_the_validation_nodes(fitted):
