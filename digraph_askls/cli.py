@@ -61,9 +61,9 @@ def _run_splits(args, graph):
     """The dataset's fixed splits (at most ``--trials``) unless random ones or the Planetoid
     split are asked for, and the validation nodes of each (None where ``--valid`` leaves
     them out)."""
-    import numpy as np
+    from dataclasses import replace
 
-    from .evaluation import random_splits
+    from .evaluation import fixed_splits, random_splits
 
     kind = args.splits or ("fixed" if graph.splits else "random")
     if kind == "fixed" and not graph.splits:
@@ -79,12 +79,10 @@ def _run_splits(args, graph):
         if args.dataset not in ("cora", "citeseer"):
             raise ValueError(f"the Planetoid split is published for cora and citeseer, got "
                              f"{args.dataset!r}")
-        published = [load_planetoid_split(graph, data_home=args.data_home)]
-    else:
-        published = list(graph.splits[:args.trials])
-    triples = [((kind, index), np.union1d(split.train, split.valid)
-                if args.valid == "fit" else np.asarray(split.train), np.asarray(split.test))
-               for index, split in enumerate(published)]
+        graph = replace(graph, splits=[load_planetoid_split(graph, data_home=args.data_home)])
+    published = graph.splits[:args.trials]
+    triples = [((kind, index), train, test) for (_, index), train, test
+               in fixed_splits(graph, train_on_valid=args.valid == "fit")[:args.trials]]
     valid = [split.valid for split in published] if args.valid == "choose" else None
     return triples, kind, valid
 

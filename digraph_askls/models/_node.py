@@ -326,15 +326,16 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         config = self._config(self.preset_)
         codes, classes = inputs.codes, inputs.classes
         train = np.flatnonzero(codes >= 0)
+        node_index = NodeIndex(nodes)
         held = None
         if valid is not None:
-            held = self._held_out(valid, nodes, codes)
+            held = self._held_out(valid, node_index, codes)
             train = np.setdiff1d(train, held)
         if np.unique(codes[train]).size < 2:
             raise ValueError(f"at least 2 classes must have labelled nodes, got "
                              f"{np.unique(codes[train]).size}")
-        self.nodes_ = list(nodes)
-        self._node_index = NodeIndex(self.nodes_)
+        self.nodes_ = node_index.nodes
+        self._node_index = node_index
         self._fitted_features, self._weight = fitted_features(inputs.given, features), weight
         self.train_nodes_ = train
         policy = DEFAULT_POLICY if self.policy is None else self.policy
@@ -368,16 +369,16 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
                                        config["merge"], policy)
         return self
 
-    def _held_out(self, valid, nodes, codes):
-        """Positions of the validation nodes ``valid``, each labelled."""
+    def _held_out(self, valid, node_index, codes):
+        """Positions of the validation nodes ``valid`` in ``node_index``, each labelled."""
         if self.preset_ is not None or self.operator is not None:
             raise ValueError(f"valid= chooses among configurations, but preset="
                              f"{self.preset_!r} and operator={self.operator!r} fit one as "
                              f"given; pass preset=None and no operator")
-        held = np.unique(NodeIndex(list(nodes)).positions(valid))
+        held = np.unique(node_index.positions(valid))
         unlabelled = held[codes[held] < 0]
         if unlabelled.size:
-            names = [list(nodes)[position] for position in unlabelled[:5]]
+            names = [node_index.nodes[position] for position in unlabelled[:5]]
             raise ValueError(f"valid= names nodes whose labels judge the choice, so each "
                              f"needs a label; got {unlabelled.size} unlabelled, e.g. "
                              f"{names}")
@@ -394,7 +395,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
 
         from sklearn.base import clone
 
-        from .selection._select import _merges_to_try
+        from .selection._select import _merges_to_try, _own_merges
         from .selection._validation import choose_on_validation, validation_candidates
 
         train = self.train_nodes_
@@ -404,11 +405,11 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         merges = [merge] if merge != "auto" else [
             m.name for m in _merges_to_try(merge, float(np.median(counts[counts > 0])), policy)]
 
+        own_merges = _own_merges(merge)     # a kernel read through its own view
+
         def merges_of(recipe):
-            views = getattr(recipe, "views", None)
-            if merge == "auto" and views and len(views) == 1:
-                return [views[0]]               # a kernel read through its own view
-            return merges
+            own = own_merges(recipe)
+            return merges if own is None else [m.name for m in own]
 
         def fit_one(recipe, gamma, merge_name):
             # The recipe holds the kernel's parameters (a kernel given by name included).

@@ -18,6 +18,7 @@ validation nodes (:func:`~._estimate.bootstrap_bias_corrected`), the raw figure 
 import time
 
 import numpy as np
+from scipy.stats import rankdata
 from tqdm.auto import tqdm
 
 from ._estimate import bootstrap_bias_corrected, estimate_rng
@@ -132,10 +133,8 @@ def choose_on_validation(candidates, fit_one, valid_codes, *, random_state=None,
                      held_out_accuracy=float(accuracy[best]), optimism=None,
                      engine="validation", merge=fitted_merge, n_folds=None,
                      n_valid=int(valid_codes.size))
-    ranks = np.argsort(np.argsort(-accuracy, kind="stable"), kind="stable") + 1
     # Ties share the best rank among them, as scikit-learn's searches report them.
-    for value in np.unique(accuracy):
-        ranks[accuracy == value] = ranks[accuracy == value].min()
+    ranks = rankdata(-accuracy, method="min")
     rows = {"kernel": [c[0] for c in candidates], "gamma": [float(c[1]) for c in candidates],
             "engine": ["validation"] * len(candidates),
             "mean_test_score": [float(a) for a in accuracy],
