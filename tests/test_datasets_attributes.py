@@ -36,6 +36,11 @@ NEW = {
     "wisconsin": (251, 515, 1703, [10, 70, 118, 32, 21], None, None, 10),
     "film": (7600, 30019, 932, [853, 1337, 1630, 1815, 1965], None, None, 10),
     "polblogs": (1490, 19025, 0, [758, 732], 3, 2307, 0),
+    # Section "Added 2026-12-01": the two graphs without their duplicated pages. The
+    # manifest's reciprocal pairs (4,705 and 18,650) count each self-loop as half a pair:
+    # 4,680 + 50 / 2 and 18,580 + 140 / 2.
+    "chameleon-filtered": (890, 13584, 2325, [242, 134, 209, 164, 141], 50, 4680, 10),
+    "squirrel-filtered": (2223, 65718, 2089, [756, 516, 397, 321, 233], 140, 18580, 10),
 }
 
 
@@ -73,6 +78,16 @@ def test_fixed_splits_are_48_32_20_percent_and_differ(shared, name, sizes):
     assert {tuple(len(part) for part in split) for split in graph.splits} == {sizes}
     assert np.allclose(np.array(sizes) / graph.n_nodes, [0.48, 0.32, 0.20], atol=0.005)
     assert sum(sizes) == graph.n_nodes  # every node in one part of each split
+    assert len({split.train.tobytes() for split in graph.splits}) == 10
+
+
+@pytest.mark.parametrize("name", ["chameleon-filtered", "squirrel-filtered"])
+def test_filtered_splits_cover_every_node_once_and_differ(shared, name):
+    graph = shared(name)
+    for split in graph.splits:
+        parts = np.concatenate([split.train, split.valid, split.test])
+        assert np.array_equal(np.sort(parts), np.arange(graph.n_nodes))
+        assert 0.45 < split.train.size / graph.n_nodes < 0.51
     assert len({split.train.tobytes() for split in graph.splits}) == 10
 
 
@@ -188,7 +203,8 @@ def test_new_datasets_offline_say_where_and_from_where(tmp_path, name):
         commit = file.url.split("/raw/")[1].split("/")[0]
         assert len(commit) == 40, "download addresses are pinned at a commit"
     assert "DIGRAPH_ASKLS_DATA" in message and "download=False" in message
-    expected = {"chameleon": 1, "squirrel": 1, "polblogs": 1}.get(name, 12)
+    expected = {"chameleon": 1, "squirrel": 1, "chameleon-filtered": 1, "squirrel-filtered": 1,
+                "polblogs": 1}.get(name, 12)
     assert len(DATASETS[name].files) == expected
 
 

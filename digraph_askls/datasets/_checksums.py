@@ -33,6 +33,10 @@ SHA256 = {
         "34aea6b6888063544232100d53d4aa7e87e37953ec8dd3a7092afb25bb2f0328",
     "heterophily_directed/squirrel_directed.npz":
         "3f0436486716cf77b651c372e54f6b4c2cc52262e7faeeab584a34b41bae2616",
+    "heterophily_directed/chameleon_filtered_directed.npz":
+        "5a2d40701407188f1661d37a326484b49cc15251e0dedaa7bd380873dac80f21",
+    "heterophily_directed/squirrel_filtered_directed.npz":
+        "0526e53252f0b052124f7390829c32e923d432acaf64206191a1144a07b39620",
     "polblogs/polblogs.npz": "cd0983c2b1caa3bbe2703a4e316f97bb1dccd33f98800d3d8e4bbe51cc86941b",
     "geom_gcn/texas/out1_graph_edges.txt":
         "0fe85183243a78cbee9b85a684f8240963d04d1020d10e9cd2b8cfb25e33b476",

@@ -80,7 +80,7 @@ def _read_citation_npz(paths, name):
 
 
 def _heterophilous(name):
-    file_name = f"{name}_directed.npz"
+    file_name = f"{name.replace('-', '_')}_directed.npz"
     return [_verified(f"heterophily_directed/{file_name}", f"{_HETEROPHILOUS}/{file_name}")]
 
 
@@ -179,6 +179,16 @@ DATASETS = dict([
           "2325 features, 10 splits"),
     _spec("squirrel", _heterophilous("squirrel"), _each_file(load_heterophilous_npz),
           "Wikipedia links on squirrels, directed: 5201 nodes, 217073 edges, 5 classes, "
+          "2089 features, 10 splits"),
+    # The same two graphs without their duplicated pages (Platonov et al., ICLR 2023), the
+    # direction kept, with their own 10 fixed splits.
+    _spec("chameleon-filtered", _heterophilous("chameleon-filtered"),
+          _each_file(load_heterophilous_npz),
+          "Chameleon without duplicated pages, directed: 890 nodes, 13584 edges, 5 classes, "
+          "2325 features, 10 splits"),
+    _spec("squirrel-filtered", _heterophilous("squirrel-filtered"),
+          _each_file(load_heterophilous_npz),
+          "Squirrel without duplicated pages, directed: 2223 nodes, 65718 edges, 5 classes, "
           "2089 features, 10 splits"),
     _spec("texas", _geom_gcn("texas"), _read_geom_gcn(),
           "WebKB Texas web pages, Geom-GCN files: 183 nodes, 325 edges, 5 classes, "
