@@ -50,9 +50,11 @@ SEALED_SEED = 7_340_611
 
 #: Graphs of each protocol.
 COMPARISON_PROTOCOLS = {
-    "fixed": ("chameleon", "squirrel", "texas", "wisconsin", "film"),
+    "fixed": ("chameleon", "squirrel", "texas", "wisconsin", "film", "chameleon-filtered",
+              "squirrel-filtered"),
     "60/40": ("cora", "citeseer"),
-    "20 per class": ("cora", "citeseer", "chameleon", "squirrel"),
+    "20 per class": ("cora", "citeseer", "chameleon", "squirrel", "chameleon-filtered",
+                     "squirrel-filtered"),
     "5 per class": ("cora", "citeseer"),
     "planetoid": ("cora", "citeseer"),
 }
