@@ -314,3 +314,41 @@ def test_missing_peers_without_torch_fail_before_any_cell(monkeypatch, tmp_path)
         comparison.run_comparison(path, ["fixed"], ["AsK-LS default", "GCN"], seed=1,
                                   data_home=tmp_path, verbose=False)
     assert not path.exists() or path.read_text() == ""
+
+
+def test_variants_run_on_their_rows_with_their_authors_training_rule():
+    import digraph_askls.experiments._comparison_peers as peers
+    _comparison = comparison
+
+    deep = peers.grid_of("GCNII (authors' depth)", "cora", "planetoid")
+    assert [(c["layers"], c["hidden"], c["max_epochs"]) for c in deep] == [(64, 64, 1500)]
+    citeseer = peers.grid_of("GCNII (authors' depth)", "citeseer", "planetoid")
+    assert [(c["layers"], c["hidden"], c["dropout"]) for c in citeseer] == [(32, 256, 0.7)]
+    patient = peers.grid_of("Dir-GNN (authors' patience)", "chameleon", "fixed")
+    assert [c["patience"] for c in patient] == [400, 400]
+    assert [{k: v for k, v in c.items() if k not in ("patience", "max_epochs")}
+            for c in patient] == peers.grid_of("Dir-GNN", "chameleon", "fixed")
+    jobs = _comparison.comparison_jobs(methods=["GCNII (authors' depth)",
+                                                "Dir-GNN (authors' patience)"])
+    assert {(job[0], job[1], job[2]) for job in jobs} == {
+        ("planetoid", "cora", "GCNII (authors' depth)"),
+        ("planetoid", "citeseer", "GCNII (authors' depth)"),
+        ("fixed", "chameleon", "Dir-GNN (authors' patience)"),
+        ("fixed", "squirrel", "Dir-GNN (authors' patience)")}
+
+
+def test_a_configuration_carries_its_own_patience(monkeypatch):
+    pytest.importorskip("torch_geometric")
+    import digraph_askls.experiments._comparison_peers as peers
+
+    graph = _tiny_graph()
+    task = comparison.comparison_tasks(graph, "20 per class", seed=1)[0]
+    inputs = peers._Inputs(graph, "cpu")
+    fit, valid = inputs.index(task["fit"]), inputs.index(task["valid"])
+    config = {**peers.grid_of("MLP", "tiny")[0], "lr": 0.05}
+    monkeypatch.setitem(peers.TRAINING, "max_epochs", 400)
+    short = peers._train(inputs, "MLP", {**config, "patience": 3}, fit, valid, seed=3)
+    long = peers._train(inputs, "MLP", {**config, "patience": 60, "max_epochs": 90},
+                        fit, valid, seed=3)
+    assert short[2] - short[1] == 3 or short[2] == 400      # stopped 3 epochs after its best
+    assert long[2] <= 90 and long[2] > short[2]
