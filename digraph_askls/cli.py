@@ -4,7 +4,10 @@ Examples
 --------
 ``digraph-askls run --dataset cora --preset paper --trials 10``
 ``digraph-askls run --dataset sbm --json``
-``digraph-askls table directed --datasets texas wisconsin --trials 2``
+
+The result tables are drawn by the research harness beside the library, from the
+root of the repository: ``python -m experiments table comparison`` (see
+``experiments/README.md``).
 """
 
 import argparse
@@ -12,7 +15,6 @@ import json
 import logging
 import sys
 import warnings
-from contextlib import contextmanager
 
 from ._notes import Notes, held_warnings
 from ._predict_files import add_predict_parser
@@ -34,11 +36,10 @@ EPILOG_MAIN = """examples:
   digraph-askls predict --edges edges.csv --labels labels.csv --out predictions.csv
   digraph-askls run --dataset cora --data-home ../shared/datasets
   digraph-askls run --dataset sbm --trials 3 --quiet
-  digraph-askls table4 --datasets heart --trials 2 --cv 3 --quiet
-  digraph-askls table directed --datasets texas wisconsin --trials 2 --out docs/results
-  digraph-askls table gnn --data-home ../shared/datasets --out docs/results
 
 Run 'digraph-askls <command> --help' for the options of a command.
+The result tables (table, table1, table3, table4) are drawn by the research harness beside
+the library: 'python -m experiments <command> ...', run from the root of the repository.
 """
 
 
@@ -157,196 +158,6 @@ def _command_run(args, notes):
     return 0
 
 
-def _report(stem, rows, markdown, out_dir):
-    """Print a result table; with ``out_dir``, also write ``<stem>.md`` and ``<stem>.json``.
-
-    Returns the output folder, or None when nothing was written.
-    """
-    from pathlib import Path
-
-    print(markdown)
-    if not out_dir:
-        return None
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{stem}.json").write_text(json.dumps(rows, indent=2))
-    (out / f"{stem}.md").write_text(markdown + "\n")
-    print(f"written to {out}")
-    return out
-
-
-_DATA_HOME_HINT = ("point --data-home at the folder that holds the data (or set the "
-                   "environment variable DIGRAPH_ASKLS_DATA)")
-
-
-def _check_data(rows, key, notes):
-    """Raise when no dataset a table asked for could be read; note the missing ones
-    when some were read (their rows say "data not available")."""
-    missing = {}
-    for row in rows:
-        status = str(row.get("status", ""))
-        if status.startswith("data not available"):
-            missing.setdefault(row[key], status.removeprefix("data not available: "))
-    read = {row[key] for row in rows if not row.get("published") and row[key] not in missing}
-    if not missing:
-        return
-    names = ", ".join(missing)
-    if not read:
-        first = next(iter(missing.values()))
-        raise FileNotFoundError(f"none of the datasets asked for could be read ({names}); "
-                                f"{_DATA_HOME_HINT}. First error: {first}")
-    notes.write(f"note: data not available for {names}, whose rows are empty; "
-                f"{_DATA_HOME_HINT}")
-
-
-@contextmanager
-def _data_home_hint(option="--data-home"):
-    """Add to a missing-data error of a table runner how to point the command at the data."""
-    try:
-        yield
-    except (FileNotFoundError, OSError) as error:
-        raise FileNotFoundError(f"{error}\nOn the command line, "
-                                f"{_DATA_HOME_HINT.replace('--data-home', option)}.") from None
-
-
-def _command_table(args, notes):
-    from pathlib import Path
-
-    from . import experiments
-
-    if args.table == "comparison":
-        return _command_comparison(args, notes)
-    known = tuple(dict.fromkeys(experiments.DIRECTED_METHODS + experiments.GNN_METHODS
-                                + experiments.FEW_LABEL_METHODS))
-    for option in ("methods", "recompute"):
-        unknown = [name for name in getattr(args, option) or () if name not in known]
-        if unknown:
-            raise ValueError(f"--{option}: expected names among {', '.join(known)}, got "
-                             f"{', '.join(map(repr, unknown))}")
-    cache = args.cache
-    if cache is None and args.table in ("gnn", "few-labels") and args.out:
-        cache = Path(args.out) / f"{args.table.replace('-', '_')}-cells.jsonl"
-    options = {"n_trials": args.trials, "data_home": args.data_home,
-               "random_state": 0 if args.seed is None else args.seed,
-               "verbose": not args.quiet, "cache": cache, "recompute": args.recompute or (),
-               "cached_only": args.cached_only, "n_threads": args.threads}
-    if args.table == "few-labels":
-        from .experiments._few_labels import parse_protocol
-
-        protocols = ([parse_protocol(text) for text in args.protocols] if args.protocols
-                     else experiments.FEW_LABEL_PROTOCOLS)
-        rows = experiments.run_few_labels(
-            args.datasets or experiments.DIRECTED_DATASETS, protocols,
-            methods=args.methods or experiments.FEW_LABEL_METHODS, **options)
-        markdown, plot = experiments.format_few_labels(rows), experiments.plot_few_labels
-    elif args.table == "gnn":
-        rows = experiments.run_gnn_table(
-            args.datasets or experiments.GNN_DATASETS,
-            experiments.FEW_LABEL_DATASETS if args.few_label_datasets is None
-            else args.few_label_datasets, per_class=args.per_class or 20,
-            methods=args.methods or experiments.GNN_TABLE_METHODS, **options)
-        markdown, plot = experiments.format_gnn(rows), experiments.plot_tradeoff
-    else:
-        rows = experiments.run_directed(args.datasets or experiments.DIRECTED_DATASETS,
-                                        methods=args.methods, per_class=args.per_class,
-                                        **options)
-        markdown, plot = experiments.format_directed(rows), experiments.plot_directed
-    _check_data(rows, "graph", notes)
-    stem = args.table.replace("-", "_")
-    out = _report(stem, rows, markdown, args.out)
-    if out is not None:
-        try:
-            plot(rows, out / f"{stem}.png")
-        except ImportError as error:
-            notes.write(f"no figure: {error}")
-    return 0
-
-
-def _command_comparison(args, notes):
-    """``table comparison``: measure the missing cells, then draw the tables from all."""
-    import time
-    from pathlib import Path
-
-    from .experiments import _comparison, _comparison_report
-
-    out = Path(args.out or "docs/results")
-    cells_path = Path(args.cache) if args.cache else out / "comparison-cells.jsonl"
-    seed = _comparison.SEALED_SEED if args.seed is None else args.seed
-    methods = args.methods or _comparison.COMPARISON_METHODS
-    unknown = [name for name in methods if name not in _comparison.COMPARISON_METHODS]
-    protocols = args.protocols or list(_comparison.COMPARISON_PROTOCOLS)
-    unknown += [name for name in protocols if name not in _comparison.COMPARISON_PROTOCOLS]
-    if unknown:
-        raise ValueError(f"expected methods among {list(_comparison.COMPARISON_METHODS)} and "
-                         f"protocols among {list(_comparison.COMPARISON_PROTOCOLS)}, got "
-                         f"{unknown}")
-    if not args.cached_only:
-        deadline = None if args.minutes is None else time.time() + 60 * args.minutes
-        _comparison.run_comparison(cells_path, protocols, methods, seed, args.data_home,
-                                   args.device, args.workers, deadline, not args.quiet,
-                                   args.datasets)
-    cells = list(_comparison.load_cells(cells_path).values())
-    cells = [cell for cell in cells if cell["seed"] == seed]
-    if not cells:
-        raise ValueError(f"no measured cell of seed {seed} in {cells_path}; run without "
-                         f"--cached-only, with --data-home naming the datasets' folder")
-    markdown = _comparison_report.format_comparison(cells, seed)
-    _report("comparison", _comparison_report.summarize(cells), markdown, out)
-    return 0
-
-
-def _command_table3(args, notes):
-    from .experiments import format_table3, plot_table3, run_table3
-
-    rows = run_table3(args.datasets, n_trials=args.trials, data_home=args.data_home,
-                      random_state=args.seed, verbose=not args.quiet)
-    _check_data(rows, "dataset", notes)
-    out = _report("table3", rows, format_table3(rows), args.out)
-    if out is not None:
-        try:
-            plot_table3(rows, out / "table3.png")
-        except ImportError as error:
-            notes.write(f"no bar chart: {error}")
-    return 0
-
-
-def _command_table1(args, notes):
-    from pathlib import Path
-
-    from .datasets import get_data_home
-    from .experiments import format_table1, run_table1
-    from .linalg import SingularSystemWarning
-
-    if args.corel_dir:
-        corel_dir, option = args.corel_dir, "--corel-dir"
-    else:
-        home = Path(args.data_home).expanduser() if args.data_home else get_data_home()
-        corel_dir, option = home / "corel1k", "--data-home (or --corel-dir)"
-    with warnings.catch_warnings(), _data_home_hint(option):
-        # The symmetrised KL kernel is indefinite: some CV folds meet singular systems,
-        # which are solved damped.
-        warnings.simplefilter("ignore", SingularSystemWarning)
-        rows = run_table1(corel_dir, n_trials=args.trials, n_components=args.n_components,
-                          cache_dir=args.cache_dir, random_state=args.seed, cv=args.cv,
-                          verbose=not args.quiet)
-    _report("table1", rows, format_table1(rows), args.out)
-    return 0
-
-
-def _command_table4(args, notes):
-    from .experiments import format_table4, run_table4
-    from .linalg import SingularSystemWarning
-
-    with warnings.catch_warnings(), _data_home_hint():
-        # Cross-validation meets singular systems on some folds; they are solved damped.
-        warnings.simplefilter("ignore", SingularSystemWarning)
-        rows = run_table4(args.datasets, n_trials=args.trials, cv=args.cv,
-                          data_home=args.data_home, random_state=args.seed,
-                          verbose=not args.quiet)
-    _report("table4", rows, format_table4(rows), args.out)
-    return 0
-
-
 def _global_options(after_command):
     """The options every command takes, before or after its name.
 
@@ -367,8 +178,7 @@ def build_parser():
         prog="digraph-askls",
         description="Node classification on directed graphs with AsK-LS, the least-squares "
                     "SVM for asymmetric kernels: classify the nodes of your own graph "
-                    "files, run it on a dataset, reproduce the paper's Tables 1, 3 and 4, "
-                    "or build the table of directed graphs.",
+                    "files, or run it on a dataset.",
         epilog=EPILOG_MAIN, formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[_global_options(after_command=False)])
     commands = parser.add_subparsers(dest="command", metavar="command", required=True)
@@ -431,165 +241,31 @@ def build_parser():
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(handler=_command_run)
 
-    table = commands.add_parser(
-        "table", help="a results table of the library: 'directed' (every kind of digraph), "
-                      "'gnn' (AsK-LS beside graph neural networks), 'few-labels' (5 and 20 "
-                      "labels per class, 1 %% and 10 %% labelled)",
-        description="'directed': on each graph, the default NodeClassifier (kernel chosen "
-                    "per split, node attributes where the data has them), each kernel "
-                    "family on its own and the scikit-network peers, all on the same "
-                    "splits (the dataset's fixed splits where shipped, else random 60/40), "
-                    "with published figures beside, marked as not rerun. 'gnn': the "
-                    "default NodeClassifier and the graph neural network peers (pip install "
-                    "\"digraph-askls[gnn]\") on the same splits, and with --per-class "
-                    "labels per class on --few-label-datasets; every (graph, protocol, "
-                    "method, split) is saved to --cache as soon as it is measured, and a "
-                    "rerun measures only what is missing. 'few-labels': the default (with "
-                    "and without attributes), each family and the peers with 5 and 20 "
-                    "labelled nodes per class and 1 % and 10 % of the nodes labelled "
-                    "(--protocols), 10 random draws each, beside the default's own "
-                    "estimate of its accuracy; cached cell by cell like 'gnn'.",
-        epilog="examples:\n  digraph-askls table directed --datasets chameleon squirrel texas "
-               "wisconsin --trials 10 --data-home ../shared/datasets --out docs/results\n"
-               "  digraph-askls table gnn --data-home ../shared/datasets --out docs/results\n"
-               "  digraph-askls table gnn --datasets texas --few-label-datasets --methods GCN "
-               "MLP --trials 2\n"
-               "  digraph-askls table few-labels --datasets cora chameleon --protocols 20 1% "
-               "--trials 3",
-        formatter_class=argparse.RawDescriptionHelpFormatter, parents=common)
-    table.add_argument("table", choices=["directed", "gnn", "few-labels", "comparison"],
-                       help="which table ('comparison': the default beside its peers, "
-                            "tuned alike, on the sealed draws)")
-    table.add_argument("--protocols", nargs="+", default=None,
-                       help="'few-labels': labelled nodes per class (e.g. 20) or percentages "
-                            "of labelled nodes (e.g. 1%%); default: 5 20 1%% 10%%")
-    table.add_argument("--datasets", nargs="+", default=None,
-                       help="dataset names (default: all graphs of the table); missing data "
-                            "gives a 'data not available' row, and an error when no "
-                            "dataset could be read")
-    table.add_argument("--few-label-datasets", nargs="*", default=None,
-                       help="'gnn': graphs of the few-label regime (default: cora citeseer "
-                            "chameleon; none when given without names)")
-    table.add_argument("--per-class", type=int, default=None,
-                       help="labelled nodes per class: 'directed' runs this protocol instead "
-                            "of the fixed or 60/40 splits; 'gnn' uses it for the few-label "
-                            "regime (default 20)")
-    table.add_argument("--methods", nargs="+", default=None,
-                       metavar="METHOD",
-                       help="rerun methods (default: all of 'directed', or AsK-LS default "
-                            "and the GNNs for 'gnn'); quote names with spaces, e.g. "
-                            "'AsK-LS default'")
-    table.add_argument("--trials", type=int, default=10,
-                       help="number of splits: the first fixed splits, else random 60/40 "
-                            "splits (default 10)")
-    table.add_argument("--seed", type=int, default=None,
-                       help="base seed of the random splits (default 0; 'comparison': the "
-                            "sealed seed of the published tables)")
-    table.add_argument("--device", default="cpu",
-                       help="'comparison': torch device of the peers, e.g. cuda (default cpu)")
-    table.add_argument("--workers", type=int, default=1,
-                       help="'comparison': processes measuring cells at once (default 1)")
-    table.add_argument("--minutes", type=float, default=None,
-                       help="'comparison': start no new cell after this many minutes")
-    table.add_argument("--data-home", default=None,
-                       help="data folder (default: $DIGRAPH_ASKLS_DATA, then ./datasets, "
-                            "then the user cache); nothing is downloaded")
-    table.add_argument("--out", default=None,
-                       help="folder for <table>.md, <table>.json and <table>.png "
-                            "('comparison': default docs/results, whose "
-                            "comparison-cells.jsonl holds the measured cells)")
-    table.add_argument("--cache", default=None,
-                       help="JSON-lines file of measured cells, appended after every split "
-                            "(default for 'gnn' and 'few-labels' with --out: "
-                            "<out>/gnn-cells.jsonl, <out>/few_labels-cells.jsonl; for "
-                            "'comparison': <out>/comparison-cells.jsonl)")
-    table.add_argument("--recompute", nargs="+", default=None,
-                       metavar="METHOD",
-                       help="methods measured again even where the cache has them")
-    table.add_argument("--cached-only", action="store_true",
-                       help="measure nothing but the --recompute methods: the table "
-                            "from the cached cells")
-    table.add_argument("--threads", type=int, default=1,
-                       help="torch threads of the graph neural networks (default 1)")
-    table.add_argument("--quiet", action="store_true", help="no progress bars")
-    table.set_defaults(handler=_command_table)
-
-    table3 = commands.add_parser(
-        "table3", help="the paper's Table 3: AsK-LS against NERD and symmetrised baselines",
-        description="Every method of the paper's Table 3 (SVM and LS-SVM on NERD "
-                    "embeddings, SVM and LS-SVM with (P + P^T)/2, AsK-LS) on the same "
-                    "random 60/40 splits, with the paper's numbers beside ours.",
-        epilog="example:\n  digraph-askls table3 --datasets cora citeseer pubmed --trials 10 "
-               "--data-home ../shared/datasets --out docs/results",
-        formatter_class=argparse.RawDescriptionHelpFormatter, parents=common)
-    table3.add_argument("--datasets", nargs="+", default=["cora", "citeseer", "pubmed"],
-                        help="dataset names; missing data gives a 'data not available' "
-                             "row, and an error when no dataset could be read")
-    table3.add_argument("--trials", type=int, default=10,
-                        help="number of random 60/40 splits (default 10)")
-    table3.add_argument("--seed", type=int, default=0, help="base seed of the splits")
-    table3.add_argument("--data-home", default=None,
-                        help="data folder (default: $DIGRAPH_ASKLS_DATA, then ./datasets, "
-                             "then the user cache); nothing is downloaded")
-    table3.add_argument("--out", default=None, help="folder for table3.md and table3.json")
-    table3.add_argument("--quiet", action="store_true", help="no progress bars")
-    table3.set_defaults(handler=_command_table3)
-
-    table1 = commands.add_parser(
-        "table1", help="the paper's Table 1: SVM, LS-SVM vs AsK-LS, KL kernel on Corel",
-        description="Micro- and macro-F1 on random 90/10 per-class splits of the Corel-1K "
-                    "images with the kernel exp(-a KL(P_i || P_j)) between image GMMs "
-                    "(symmetrised for SVM and LS-SVM), a, gamma and C chosen by "
-                    "cross-validation on the training part, beside the paper's.",
-        epilog="example:\n  digraph-askls table1 --corel-dir ../shared/datasets/corel1k "
-               "--cache-dir /tmp/corel_cache --trials 10 --out docs/results",
-        formatter_class=argparse.RawDescriptionHelpFormatter, parents=common)
-    table1.add_argument("--corel-dir", default=None,
-                        help="folder of the 1000 Corel images (default: <data home>/corel1k)")
-    table1.add_argument("--data-home", default=None,
-                        help="data folder holding corel1k/ (default: $DIGRAPH_ASKLS_DATA, "
-                             "then ./datasets, then the user cache)")
-    table1.add_argument("--trials", type=int, default=10,
-                        help="number of random 90/10 per-class splits (default 10)")
-    table1.add_argument("--n-components", type=int, default=16,
-                        help="GMM components per image (default 16; the paper uses 256)")
-    table1.add_argument("--cache-dir", default=None,
-                        help="folder caching features, GMMs and KL divergences")
-    table1.add_argument("--cv", type=int, default=10,
-                        help="cross-validation folds choosing a, gamma and C (default 10)")
-    table1.add_argument("--seed", type=int, default=0,
-                        help="seed of the image features, the GMMs, their Monte Carlo "
-                             "draws and the splits (default 0)")
-    table1.add_argument("--out", default=None, help="folder for table1.md and table1.json")
-    table1.add_argument("--quiet", action="store_true", help="no progress bars")
-    table1.set_defaults(handler=_command_table1)
-
-    table4 = commands.add_parser(
-        "table4", help="the paper's Table 4: LS-SVM (RBF) vs AsK-LS (SNE, T) on UCI tables",
-        description="Accuracy on random 60/40 splits of the UCI tables, gamma and sigma "
-                    "chosen by cross-validation on the training part, beside the paper's.",
-        epilog="example:\n  digraph-askls table4 --datasets heart sonar --trials 10 "
-               "--data-home ../shared/datasets --out docs/results",
-        formatter_class=argparse.RawDescriptionHelpFormatter, parents=common)
-    table4.add_argument("--datasets", nargs="+", default=None,
-                        help="UCI tables (default: all eight of the paper)")
-    table4.add_argument("--trials", type=int, default=10,
-                        help="number of random 60/40 splits (default 10)")
-    table4.add_argument("--cv", type=int, default=10,
-                        help="cross-validation folds choosing gamma and sigma (default 10)")
-    table4.add_argument("--seed", type=int, default=0, help="base seed of the splits")
-    table4.add_argument("--data-home", default=None,
-                        help="data folder (default: $DIGRAPH_ASKLS_DATA, then ./datasets, "
-                             "then the user cache); missing files are downloaded")
-    table4.add_argument("--out", default=None, help="folder for table4.md and table4.json")
-    table4.add_argument("--quiet", action="store_true", help="no progress bars")
-    table4.set_defaults(handler=_command_table4)
-
     return parser
+
+
+#: The commands of the research harness, once commands of ``digraph-askls``.
+HARNESS_COMMANDS = ("table", "table1", "table3", "table4")
+
+
+def _moved_to_the_harness(argv):
+    """Say where a table command went, when ``argv`` names one; True when it did."""
+    words = [word for word in argv if not word.startswith("-")]
+    if not words or words[0] not in HARNESS_COMMANDS:
+        return False
+    import shlex
+
+    print(f"digraph-askls: error: the '{words[0]}' command moved to the research harness "
+          f"beside the library; from the root of the repository, run:\n"
+          f"  python -m experiments {shlex.join(argv)}\n(see experiments/README.md)",
+          file=sys.stderr)
+    return True
 
 
 def main(argv=None):
     """Entry point of the ``digraph-askls`` command."""
+    if _moved_to_the_harness(sys.argv[1:] if argv is None else list(argv)):
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,

@@ -3,10 +3,10 @@
 import json
 import warnings
 
+import pytest
 from scipy import sparse
 
 import digraph_askls.evaluation as evaluation
-import digraph_askls.experiments as experiments
 from digraph_askls import cli
 from digraph_askls.datasets import make_directed_sbm
 from digraph_askls.graph import Graph
@@ -54,24 +54,6 @@ def test_quiet_run_prints_the_note_without_a_blank_line(monkeypatch, capsys):
     assert err.startswith("note: the training system was singular in 1 of 1 splits")
 
 
-def test_warnings_of_other_commands_wait_for_the_bars(monkeypatch, capsys):
-    def table4_with_a_warning(*args, verbose=True, **kwargs):
-        from tqdm.auto import tqdm
-
-        for _ in tqdm(range(2), desc="heart", disable=not verbose, leave=False):
-            warnings.warn("inside the loop", RuntimeWarning)
-        return []
-
-    monkeypatch.setattr(experiments, "run_table4", table4_with_a_warning)
-    monkeypatch.setattr(experiments, "format_table4", lambda rows: "| table |")
-    assert cli.main(["table4", "--datasets", "heart", "--trials", "1"]) == 0
-    captured = capsys.readouterr()
-    line = next(line for line in captured.err.split("\n") if "inside the loop" in line)
-    assert "\r" not in line and "heart" not in line
-    assert captured.err.index("inside the loop") > captured.err.rindex("heart")
-
-
-
 def test_run_uses_the_fixed_splits_and_attributes_and_names_the_kernel(shared_datasets,
                                                                         capsys):
     data = ["--dataset", "texas", "--data-home", str(shared_datasets), "--trials", "2",
@@ -107,7 +89,6 @@ def test_verbose_is_taken_before_or_after_the_command():
     parser = cli.build_parser()
     assert parser.parse_args(["-v", "run", "--dataset", "sbm"]).verbose is True
     assert parser.parse_args(["run", "--dataset", "sbm", "-v"]).verbose is True
-    assert parser.parse_args(["table3", "--verbose"]).verbose is True
     assert parser.parse_args(["run", "--dataset", "sbm"]).verbose is False
     assert parser.parse_args(["predict", "--edges", "e.csv", "--labels", "l.csv",
                               "-v"]).verbose is True
@@ -121,7 +102,7 @@ def test_run_with_verbose_after_the_command(monkeypatch, capsys):
 
 def test_every_command_lists_the_global_options_and_every_option_has_help():
     _, commands = _subcommands()
-    assert set(commands) == {"predict", "run", "table", "table1", "table3", "table4"}
+    assert set(commands) == {"predict", "run"}
     for name, parser in commands.items():
         assert "-v, --verbose" in parser.format_help(), name
         for action in parser._actions:
@@ -146,62 +127,6 @@ def test_run_with_a_preset_that_reads_no_attributes_says_so(shared_datasets, cap
     captured = capsys.readouterr()
     assert "1703 attributes, not read by the 'paper' preset's kernel" in captured.out
     assert "are not read by the kernel" not in captured.err
-
-
-def test_tables_without_any_data_exit_non_zero_naming_the_data_home(tmp_path, capsys):
-    absent = str(tmp_path / "absent")
-    assert cli.main(["table3", "--datasets", "cora", "--trials", "1", "--data-home",
-                     absent, "--quiet"]) == 2
-    err = capsys.readouterr().err
-    assert "none of the datasets asked for could be read (cora)" in err
-    assert "point --data-home at the folder" in err
-    assert cli.main(["table", "directed", "--datasets", "cora", "citeseer", "--trials", "1",
-                     "--methods", "PageRank directed", "--data-home", absent,
-                     "--quiet"]) == 2
-    captured = capsys.readouterr()
-    assert "could be read (cora, citeseer)" in captured.err and "--data-home" in captured.err
-    assert "data not available" not in captured.out       # no empty table
-
-
-def test_a_table_with_some_data_lists_what_is_missing(monkeypatch, capsys):
-    rows = [{"dataset": "cora", "method": "AsK-LS", "micro_f1_mean": 0.8},
-            {"dataset": "nowhere", "status": "data not available: no file"}]
-    monkeypatch.setattr(experiments, "run_table3", lambda *args, **kwargs: rows)
-    monkeypatch.setattr(experiments, "format_table3", lambda rows: "| table |")
-    assert cli.main(["table3", "--datasets", "cora", "nowhere", "--quiet"]) == 0
-    captured = capsys.readouterr()
-    assert "| table |" in captured.out
-    assert "note: data not available for nowhere" in captured.err
-    assert "--data-home" in captured.err
-
-
-def test_table1_and_table4_name_the_option_that_points_at_the_data(monkeypatch, tmp_path,
-                                                                  capsys):
-    assert cli.main(["table1", "--trials", "1", "--corel-dir", str(tmp_path),
-                     "--quiet"]) == 2
-    err = capsys.readouterr().err
-    assert "Corel-1K image not found" in err and "point --corel-dir at the folder" in err
-
-    def missing(*args, **kwargs):
-        raise FileNotFoundError("dataset 'heart' needs 1 file(s) missing")
-
-    monkeypatch.setattr(experiments, "run_table4", missing)
-    assert cli.main(["table4", "--datasets", "heart", "--quiet"]) == 2
-    err = capsys.readouterr().err
-    assert "needs 1 file(s) missing" in err and "point --data-home at the folder" in err
-
-
-def test_the_few_label_table_takes_its_own_methods_by_name(shared_datasets, tmp_path,
-                                                          capsys):
-    # 'AsK-LS default, structure' is a method of the few-label table only.
-    assert cli.main(["table", "few-labels", "--datasets", "texas", "--protocols", "20",
-                     "--trials", "1", "--methods", "AsK-LS default, structure",
-                     "PageRank undirected", "--data-home", str(shared_datasets),
-                     "--out", str(tmp_path), "--quiet"]) == 0
-    text = (tmp_path / "few_labels.md").read_text()
-    assert "AsK-LS default, structure" in text and "PageRank undirected" in text
-    assert cli.main(["table", "few-labels", "--methods", "AsK-LS nothing", "--quiet"]) == 2
-    assert "expected names among" in capsys.readouterr().err
 
 
 def test_run_lets_the_validation_nodes_be_fitted_or_choose(shared_datasets, capsys):
@@ -245,3 +170,22 @@ def test_run_on_the_planetoid_split(shared_datasets, capsys):
     out = capsys.readouterr().out
     assert "the Planetoid public split; validation nodes neither fitted nor scored" in out
     assert "micro-F1 0.822" in out          # the 140 training nodes alone, comparison.md
+
+
+@pytest.mark.parametrize("argv, command", [
+    (["table", "comparison", "--cached-only"], "table"),
+    (["-v", "table4", "--datasets", "heart"], "table4"),
+    (["table1"], "table1"),
+    (["table3", "--trials", "2"], "table3"),
+])
+def test_a_table_command_names_the_harness_that_draws_it_now(argv, command, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"the '{command}' command moved to the research harness" in err
+    assert f"python -m experiments {' '.join(argv)}" in err
+    assert "root of the repository" in err and "invalid choice" not in err
+
+
+def test_the_main_help_says_where_the_tables_went():
+    text = " ".join(cli.build_parser().format_help().split())
+    assert "'python -m experiments <command> ...', run from the root of the repository" in text

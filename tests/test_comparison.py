@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-import digraph_askls.experiments._comparison as comparison
-from digraph_askls.experiments._comparison_report import format_comparison, paired_rows
+import experiments._comparison as comparison
+from experiments._comparison_report import format_comparison, paired_rows
 from digraph_askls.graph import Graph, Split, get_adjacency
 
 
@@ -125,7 +125,7 @@ def test_each_peer_searches_its_grid_and_refits(method, monkeypatch):
     pytest.importorskip("torch_geometric")
     if method in ("MagNet", "DiGCN"):
         pytest.importorskip("torch_geometric_signed_directed")
-    import digraph_askls.experiments._comparison_peers as peers
+    import experiments._comparison_peers as peers
 
     monkeypatch.setitem(peers.TRAINING, "max_epochs", 30)
     monkeypatch.setitem(peers.TRAINING, "patience", 10)
@@ -149,8 +149,8 @@ def test_early_stopping_on_the_device_matches_a_loop_that_reads_every_epoch(meth
     must be what stopping at the first epoch out of patience returns."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("torch_geometric")
-    import digraph_askls.experiments._comparison_peers as peers
-    from digraph_askls.experiments._gnn_models import build_model
+    import experiments._comparison_peers as peers
+    from experiments._gnn_models import build_model
 
     monkeypatch.setitem(peers.TRAINING, "patience", 7)     # stops between two reads
     graph = _tiny_graph()
@@ -186,7 +186,7 @@ def test_early_stopping_on_the_device_matches_a_loop_that_reads_every_epoch(meth
 
 
 def test_the_published_settings_replace_the_grid_where_the_authors_give_them():
-    import digraph_askls.experiments._comparison_peers as peers
+    import experiments._comparison_peers as peers
 
     chameleon = peers.grid_of("Dir-GNN", "chameleon")
     assert {config["layers"] for config in chameleon} == {5}
@@ -197,8 +197,8 @@ def test_the_published_settings_replace_the_grid_where_the_authors_give_them():
 
 
 def test_settings_published_for_one_protocol_replace_the_grid_there_alone():
-    import digraph_askls.experiments._comparison_peers as peers
-    from digraph_askls.experiments._comparison import is_stale
+    import experiments._comparison_peers as peers
+    from experiments._comparison import is_stale
 
     fixed = peers.grid_of("GCNII", "chameleon", "fixed")
     assert fixed == [{"hidden": 64, "theta": 1.5, "lr": 0.01, "dropout": 0.5,
@@ -233,7 +233,7 @@ def test_cells_are_saved_one_by_one_and_a_rerun_measures_only_the_missing(shared
 def test_a_cell_measured_with_another_grid_is_measured_again_not_tabled(shared_datasets,
                                                                          tmp_path):
     pytest.importorskip("torch_geometric")
-    import digraph_askls.experiments._comparison_peers as peers
+    import experiments._comparison_peers as peers
 
     path = tmp_path / "cells.jsonl"
     options = {"seed": 1, "data_home": shared_datasets, "verbose": False,
@@ -256,8 +256,8 @@ def test_a_cell_measured_with_another_grid_is_measured_again_not_tabled(shared_d
 def test_gcnii_decays_its_convolutions_as_its_authors_do():
     torch = pytest.importorskip("torch")
     pytest.importorskip("torch_geometric")
-    import digraph_askls.experiments._comparison_peers as peers
-    from digraph_askls.experiments._gnn_models import build_model
+    import experiments._comparison_peers as peers
+    from experiments._gnn_models import build_model
 
     graph = _tiny_graph()
     config = peers.grid_of("GCNII", "tiny")[0]
@@ -303,7 +303,7 @@ def test_a_cell_with_fewer_splits_is_marked_and_left_out_of_the_pairs():
 
 
 def test_missing_peers_without_torch_fail_before_any_cell(monkeypatch, tmp_path):
-    import digraph_askls.experiments._gnn_models as gnn_models
+    import experiments._gnn_models as gnn_models
 
     def without_torch(name, *args, **kwargs):
         raise ImportError(f"No module named {name!r}")
@@ -317,7 +317,7 @@ def test_missing_peers_without_torch_fail_before_any_cell(monkeypatch, tmp_path)
 
 
 def test_variants_run_on_their_rows_with_their_authors_training_rule():
-    import digraph_askls.experiments._comparison_peers as peers
+    import experiments._comparison_peers as peers
     _comparison = comparison
 
     deep = peers.grid_of("GCNII (authors' depth)", "cora", "planetoid")
@@ -339,7 +339,7 @@ def test_variants_run_on_their_rows_with_their_authors_training_rule():
 
 def test_a_configuration_carries_its_own_patience(monkeypatch):
     pytest.importorskip("torch_geometric")
-    import digraph_askls.experiments._comparison_peers as peers
+    import experiments._comparison_peers as peers
 
     graph = _tiny_graph()
     task = comparison.comparison_tasks(graph, "20 per class", seed=1)[0]

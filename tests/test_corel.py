@@ -4,15 +4,15 @@ import numpy as np
 import pytest
 from scipy.fft import dctn
 
-from digraph_askls.experiments import (
+from experiments import (
     fit_image_gmms,
     get_corel_features,
     get_dct_features,
     get_kl_divergences,
     load_corel,
 )
-from digraph_askls.experiments import _corel
-from digraph_askls.experiments._cache import load_or_compute
+from experiments import _corel
+from experiments._cache import load_or_compute
 from digraph_askls.kernels import DiagonalGMMs
 
 INDICES = np.arange(0, 1000, 50)  # 20 images, two per class

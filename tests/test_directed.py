@@ -5,9 +5,9 @@ import json
 import numpy as np
 import pytest
 
-import digraph_askls.experiments._directed as directed
-import digraph_askls.experiments._runner as runner
-from digraph_askls.experiments import DIRECTED_METHODS, PUBLISHED_DIRECTED, PeerClassifier, format_directed, plot_directed, run_directed
+import experiments._directed as directed
+import experiments._runner as runner
+from experiments import DIRECTED_METHODS, PUBLISHED_DIRECTED, PeerClassifier, format_directed, plot_directed, run_directed
 from digraph_askls.evaluation import evaluate_node_classifier
 from digraph_askls.graph import Graph, get_adjacency
 from digraph_askls.kernels import AttributeKernel
@@ -186,10 +186,10 @@ def test_command_line_writes_the_table_the_json_and_the_figure(shared_datasets, 
                                                                capsys):
     pytest.importorskip("sknetwork")
     pytest.importorskip("matplotlib")
-    from digraph_askls import cli
+    from experiments import _cli as harness
 
     out = tmp_path / "results"
-    assert cli.main(["table", "directed", "--datasets", "texas", "--trials", "1",
+    assert harness.main(["table", "directed", "--datasets", "texas", "--trials", "1",
                      "--data-home", str(shared_datasets), "--out", str(out), "--quiet"]) == 0
     printed = capsys.readouterr().out
     assert "| texas | fixed splits (1) | AsK-LS default |" in printed
@@ -201,7 +201,7 @@ def test_command_line_writes_the_table_the_json_and_the_figure(shared_datasets, 
 
 def test_a_draw_a_method_cannot_learn_from_gives_a_row_not_a_crash(tmp_path):
     # 1 % of a 40-node graph is one labelled node: nothing to learn two classes from.
-    from digraph_askls.experiments import run_few_labels
+    from experiments import run_few_labels
 
     graph = _tiny_graph(features=False, name="small")
     cache = tmp_path / "cells.jsonl"

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 from digraph_askls.datasets import load_dataset
 from digraph_askls.datasets._registry import DATASETS
-from digraph_askls.experiments._cache import load_or_compute
+from experiments._cache import load_or_compute
 
 
 def _files(folder):
@@ -209,7 +209,7 @@ def test_a_damaged_cached_file_is_computed_again(tmp_path, caplog):
     load_or_compute(tmp_path, "kl", {"k": 3}, lambda: {"x": np.arange(5.0)})
     [name] = _files(tmp_path)
     (tmp_path / name).write_bytes((tmp_path / name).read_bytes()[:40])    # cut short
-    with caplog.at_level(logging.WARNING, logger="digraph_askls.experiments"):
+    with caplog.at_level(logging.WARNING, logger="experiments"):
         again = load_or_compute(tmp_path, "kl", {"k": 3}, lambda: {"x": np.arange(5.0)})
     assert again["x"].tolist() == [0, 1, 2, 3, 4] and "cannot be read" in caplog.text
     assert load_or_compute(tmp_path, "kl", {"k": 3}, lambda: {"x": np.zeros(5)})[

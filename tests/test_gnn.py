@@ -5,15 +5,16 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-import digraph_askls.experiments._gnn_models as gnn_models
-import digraph_askls.experiments._runner as runner
-from digraph_askls.experiments import GNN_CONFIGS, GNN_METHODS, CellCache, GNNClassifier, format_gnn, run_directed, run_gnn_table
+import experiments._gnn_models as gnn_models
+import experiments._runner as runner
+from experiments import GNN_CONFIGS, GNN_METHODS, CellCache, GNNClassifier, format_gnn, run_directed, run_gnn_table
 from digraph_askls.evaluation import evaluate_node_classifier, takes_valid
-from digraph_askls.experiments._gnn import _stratified_share
+from experiments._gnn import _stratified_share
 from digraph_askls.graph import Graph, Split, get_adjacency
 
 
@@ -82,10 +83,11 @@ def test_the_validation_share_is_drawn_per_class_from_the_labelled_nodes():
     assert (drawn == again).all()
 
 
-def test_importing_the_library_does_not_import_torch():
-    code = "import sys, digraph_askls.experiments, digraph_askls.cli; print('torch' in sys.modules)"
+def test_importing_the_harness_does_not_import_torch():
+    code = "import sys, experiments, digraph_askls.cli; print('torch' in sys.modules)"
+    root = Path(__file__).resolve().parents[1]
     printed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             check=True).stdout
+                             cwd=root, check=True).stdout
     assert printed.strip() == "False"
 
 
@@ -156,18 +158,18 @@ def test_the_gnn_table_has_both_regimes(tmp_path):
 def test_command_line_gnn_table_writes_cells_table_and_figure(tmp_path, capsys,
                                                               shared_datasets):
     pytest.importorskip("matplotlib")
-    from digraph_askls import cli
+    from experiments import _cli as harness
 
     out = tmp_path / "results"
     options = ["table", "gnn", "--datasets", "texas", "--few-label-datasets", "--methods",
                "AsK-LS default", "--trials", "1", "--out", str(out), "--quiet"]
-    assert cli.main([*options, "--data-home", str(shared_datasets)]) == 0
+    assert harness.main([*options, "--data-home", str(shared_datasets)]) == 0
     assert "| texas |" in (out / "gnn.md").read_text()
     assert (out / "gnn.png").stat().st_size > 1000
     assert "AsK-LS default" in (out / "gnn-cells.jsonl").read_text()
     # Without any of the data, no empty table: an error that names --data-home.
     empty = tmp_path / "empty"
-    assert cli.main([*options[:-3], "--out", str(empty), "--quiet", "--data-home",
+    assert harness.main([*options[:-3], "--out", str(empty), "--quiet", "--data-home",
                      str(tmp_path / "absent")]) == 2
     assert "--data-home" in capsys.readouterr().err and not empty.exists()
 
@@ -208,7 +210,7 @@ def test_sparse_attributes_give_the_dense_model(method):
     dense = torch.as_tensor(rng.random((40, 60)) * (rng.random((40, 60)) < 0.05),
                             dtype=torch.float32)
     assert gnn_models.sparse_rows(dense).layout == torch.sparse_csr
-    from digraph_askls.experiments._comparison_peers import grid_of
+    from experiments._comparison_peers import grid_of
 
     config = dict(grid_of(method, "tiny", "20 per class")[0], dropout=0.0)
     results = []
@@ -262,7 +264,7 @@ def test_gcnii_on_sparse_links_is_gcnii_on_the_edge_list():
     pytest.importorskip("torch_geometric")
     from torch_geometric.utils import to_undirected
 
-    from digraph_askls.experiments._comparison_peers import grid_of
+    from experiments._comparison_peers import grid_of
 
     adjacency, features = _looped_graph(torch)
     config = dict(grid_of("GCNII", "tiny", "20 per class")[0], dropout=0.0)
@@ -292,7 +294,7 @@ def test_gcnii_is_differentiated_through_its_symmetric_links_as_on_the_edge_list
     pytest.importorskip("torch_geometric")
     from torch_geometric.utils import to_undirected
 
-    from digraph_askls.experiments._comparison_peers import grid_of
+    from experiments._comparison_peers import grid_of
 
     adjacency, features = _looped_graph(torch)
     config = grid_of("GCNII", "tiny", "20 per class")[0]
@@ -349,7 +351,7 @@ def test_dir_gnn_on_direction_links_is_dir_gnn_on_the_edge_list(graph_name):
     pytest.importorskip("torch_geometric")
     import copy
 
-    from digraph_askls.experiments._comparison_peers import grid_of
+    from experiments._comparison_peers import grid_of
 
     adjacency, features = _looped_graph(torch)
     config = dict(grid_of("Dir-GNN", graph_name, "fixed")[0], dropout=0.0)

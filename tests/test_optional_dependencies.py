@@ -9,7 +9,7 @@ import sys
 for name in ("PIL", "matplotlib", "sknetwork", "dask", "distributed", "ogb"):
     sys.modules[name] = None          # importing any of them now raises ImportError
 import networkx as nx
-import digraph_askls, digraph_askls.cli, digraph_askls.experiments, digraph_askls.datasets
+import digraph_askls, digraph_askls.cli, digraph_askls.datasets, experiments
 from digraph_askls import NodeClassifier
 graph = nx.DiGraph([(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (2, 3)])
 print(NodeClassifier(merge="average").fit(graph, {0: "a", 1: "a", 3: "b", 4: "b"})

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from digraph_askls.datasets import make_directed_sbm
-from digraph_askls.experiments import PeerClassifier
+from experiments import PeerClassifier
 from digraph_askls.evaluation import evaluate_node_classifier, random_splits
 
 pytest.importorskip("sknetwork")

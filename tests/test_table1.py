@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from digraph_askls.cli import main
-from digraph_askls.experiments import evaluate_kl_kernel, format_table1
+from experiments._cli import main
+from experiments import evaluate_kl_kernel, format_table1
 
 N_CLASSES, PER_CLASS = 3, 20
 FAST = dict(n_trials=1, test_size=0.25, cv=3, scales=(1.0, 3.0), gammas=(0.1, 10.0),

@@ -2,7 +2,7 @@
 
 import pytest
 
-from digraph_askls.experiments import format_table3, plot_table3, run_table3
+from experiments import format_table3, plot_table3, run_table3
 
 
 @pytest.fixture(scope="module")

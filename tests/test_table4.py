@@ -9,7 +9,7 @@ from sklearn.preprocessing import StandardScaler
 
 from digraph_askls import AsKLSClassifier
 from digraph_askls.datasets import UCI_TABLES, load_uci
-from digraph_askls.experiments import format_table4, run_table4
+from experiments import format_table4, run_table4
 
 # (rows, features, positives) of each table, from the data manifest.
 COUNTS = {"heart": (270, 13, 120), "sonar": (208, 60, 97), "monks1": (556, 6, 278),

@@ -13,7 +13,7 @@ from digraph_askls import (
     NodeClassifierCV,
 )
 from digraph_askls.embedding import NERD
-from digraph_askls.experiments import PeerClassifier
+from experiments import PeerClassifier
 
 K = np.array([[1.0, 0.8, 0.1, 0.0], [0.8, 1.0, 0.0, 0.2],
               [0.1, 0.0, 1.0, 0.9], [0.0, 0.2, 0.9, 1.0]])
@@ -245,7 +245,7 @@ def test_labels_per_class_splits_draw_each_class_apart_and_test_on_the_rest():
     (dict(cv=1), "cv must be an integer >= 2, got 1"),
 ])
 def test_the_table_runners_check_their_protocol_before_any_work(tmp_path, kwargs, match):
-    from digraph_askls.experiments import run_table1, run_table4
+    from experiments import run_table1, run_table4
 
     with pytest.raises(ValueError, match=match):
         run_table4(["heart"], data_home=tmp_path, **kwargs)   # no file: it would download

@@ -15,8 +15,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._fitted import FittedAttributesMixin
-from ..graph._index import NodeIndex
+from digraph_askls._fitted import FittedAttributesMixin
+from digraph_askls.graph._index import NodeIndex
 
 __all__ = ["PeerClassifier", "PEERS"]
 
@@ -63,7 +63,7 @@ class PeerClassifier(FittedAttributesMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from digraph_askls.experiments import PeerClassifier
+    >>> from experiments import PeerClassifier
     >>> edges = [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (2, 3)]
     >>> labels = np.array([0, 0, -1, 1, 1, -1])
     >>> PeerClassifier().fit(edges, labels).predict([2, 5]).tolist()
@@ -97,7 +97,7 @@ class PeerClassifier(FittedAttributesMixin, BaseEstimator):
         -------
         self
         """
-        from ..graph import get_adjacency, get_labels
+        from digraph_askls.graph import get_adjacency, get_labels
 
         self._validate_params()
         module = _import_sknetwork_classification()

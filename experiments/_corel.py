@@ -38,7 +38,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import GaussianMixture
 from tqdm.auto import tqdm
 
-from digraph_askls.experiments._cache import fingerprint, load_or_compute
+from experiments._cache import fingerprint, load_or_compute
 from digraph_askls.kernels import DiagonalGMMs, get_gmm_kl_divergences
 
 __all__ = ["CLASS_NAMES", "load_corel", "get_dct_features", "get_corel_features",
@@ -86,7 +86,7 @@ def load_corel(path, *, indices=None):
 
     Examples
     --------
-    >>> from digraph_askls.experiments import load_corel
+    >>> from experiments import load_corel
     >>> load_corel("/nonexistent")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -127,7 +127,7 @@ def get_dct_features(image, *, step=4, colour="ycbcr"):
     Examples
     --------
     >>> import numpy as np
-    >>> from digraph_askls.experiments import get_dct_features
+    >>> from experiments import get_dct_features
     >>> image = np.full((16, 24, 3), 255, dtype=np.uint8)
     >>> features = get_dct_features(image, step=8)
     >>> features.shape
@@ -180,7 +180,7 @@ def get_corel_features(images, *, step=4, colour="ycbcr", max_blocks=1000,
     Examples
     --------
     >>> import numpy as np
-    >>> from digraph_askls.experiments import get_corel_features
+    >>> from experiments import get_corel_features
     >>> images = np.random.default_rng(0).integers(0, 256, size=(2, 32, 32, 3))
     >>> [f.shape for f in get_corel_features(images, max_blocks=10, random_state=0)]
     [(10, 64), (10, 64)]
@@ -247,7 +247,7 @@ def fit_image_gmms(features, n_components, *, reg_covar=1.0, max_iter=100,
     Examples
     --------
     >>> import numpy as np
-    >>> from digraph_askls.experiments import fit_image_gmms
+    >>> from experiments import fit_image_gmms
     >>> rng = np.random.default_rng(0)
     >>> features = [rng.normal(size=(50, 3)), rng.normal(size=(60, 3)) + 5]
     >>> fit_image_gmms(features, 2, random_state=0)
@@ -302,7 +302,7 @@ def get_kl_divergences(gmms, *, n_samples=1000, random_state=None, cache_dir=Non
 
     Examples
     --------
-    >>> from digraph_askls.experiments import get_kl_divergences
+    >>> from experiments import get_kl_divergences
     >>> from digraph_askls.kernels import DiagonalGMMs
     >>> gmms = DiagonalGMMs([[1.0], [1.0]], [[[0.0]], [[1.0]]], [[[1.0]], [[1.0]]])
     >>> get_kl_divergences(gmms, n_samples=100, random_state=0).shape

@@ -20,12 +20,12 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC, LinearSVC
 from tqdm.auto import tqdm
 
-from .._memory import check_dense_allocation
-from ..datasets import load_dataset
-from ..kernels import get_in_degree_kernel, get_symmetrized_kernel, restrict_kernel
-from ..linalg import SingularSystemWarning
-from ..models import LSSVMClassifier, NodeClassifier
-from ..evaluation import TrialResults, random_splits
+from digraph_askls._memory import check_dense_allocation
+from digraph_askls.datasets import load_dataset
+from digraph_askls.kernels import get_in_degree_kernel, get_symmetrized_kernel, restrict_kernel
+from digraph_askls.linalg import SingularSystemWarning
+from digraph_askls.models import LSSVMClassifier, NodeClassifier
+from digraph_askls.evaluation import TrialResults, random_splits
 
 __all__ = ["PAPER_TABLE3", "TABLE3_METHODS", "run_table3", "format_table3", "plot_table3"]
 
@@ -117,7 +117,7 @@ def run_table3(datasets=("cora", "citeseer", "pubmed"), n_trials=10, data_home=N
         One row per dataset and method (``TrialResults.summary()`` with the paper's
         figures), or a row ``{"dataset": name, "status": "data not available: ..."}``.
     """
-    from ..embedding import NERD
+    from digraph_askls.embedding import NERD
 
     rows = []
     for name in datasets:

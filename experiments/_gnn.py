@@ -17,8 +17,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from .._fitted import FittedAttributesMixin
-from ..graph._index import NodeIndex
+from digraph_askls._fitted import FittedAttributesMixin
+from digraph_askls.graph._index import NodeIndex
 from ._gnn_config import GNN_CONFIGS, GNN_METHODS
 from ._gnn_models import build_model, import_torch
 
@@ -79,7 +79,7 @@ class GNNClassifier(FittedAttributesMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from digraph_askls.experiments import GNNClassifier
+    >>> from experiments import GNNClassifier
     >>> edges = [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (2, 3)]
     >>> labels = np.array([0, 0, -1, 1, 1, -1])
     >>> features = np.eye(6)
@@ -130,7 +130,7 @@ class GNNClassifier(FittedAttributesMixin, BaseEstimator):
         -------
         self
         """
-        from ..graph import get_adjacency, get_features, get_labels
+        from digraph_askls.graph import get_adjacency, get_features, get_labels
 
         self._validate_params()
         torch, _, _ = import_torch()

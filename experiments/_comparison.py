@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..evaluation import class_splits, random_splits
+from digraph_askls.evaluation import class_splits, random_splits
 from ._cells import split_key
 from ._gnn import _stratified_share
 
@@ -105,7 +105,7 @@ def comparison_tasks(graph, protocol, seed=SEALED_SEED, data_home=None):
     if protocol == "fixed":
         parts = [(split.train, split.valid, split.test) for split in graph.splits[:_N_SPLITS]]
     elif protocol == "planetoid":
-        from ..datasets import load_planetoid_split
+        from digraph_askls.datasets import load_planetoid_split
 
         split = load_planetoid_split(graph, data_home=data_home)
         parts = [(split.train, split.valid, split.test)] * _N_SPLITS
@@ -174,7 +174,7 @@ def _run_askls(graph, protocol, method, task):
     part with the validation nodes choosing)."""
     from threadpoolctl import threadpool_limits
 
-    from ..models import NodeClassifier
+    from digraph_askls.models import NodeClassifier
 
     nodes = task["fit"] if method.endswith("(train part)") else task["labelled"]
     known = np.full(graph.labels.size, -1)
@@ -200,7 +200,7 @@ _TASKS = {}
 
 def _graph(name, data_home):
     if name not in _GRAPHS:
-        from ..datasets import load_dataset
+        from digraph_askls.datasets import load_dataset
 
         _GRAPHS[name] = load_dataset(name, data_home=data_home, download=False)
     return _GRAPHS[name]

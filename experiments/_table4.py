@@ -9,10 +9,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from tqdm.auto import tqdm
 
-from ..datasets import UCI_TABLES, load_uci
-from ..kernels import get_median_bandwidth
-from ..models import AsKLSClassifier, LSSVMClassifier
-from ..evaluation import check_protocol
+from digraph_askls.datasets import UCI_TABLES, load_uci
+from digraph_askls.kernels import get_median_bandwidth
+from digraph_askls.models import AsKLSClassifier, LSSVMClassifier
+from digraph_askls.evaluation import check_protocol
 
 __all__ = ["PAPER_TABLE4", "TABLE4_METHODS", "run_table4", "format_table4"]
 

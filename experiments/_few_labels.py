@@ -84,7 +84,7 @@ def run_few_labels(datasets, protocols=FEW_LABEL_PROTOCOLS, n_trials=10, data_ho
     >>> [(row["protocol"], row["method"], row["n_splits"]) for row in rows]
     [('3 labels per class', 'AsK-LS default', 2), ('3 labels per class', 'PageRank undirected', 2), ('25% labelled', 'AsK-LS default', 2), ('25% labelled', 'PageRank undirected', 2)]
     """
-    from ..datasets import load_dataset
+    from digraph_askls.datasets import load_dataset
     from ._cells import CellCache
 
     if not isinstance(cache, CellCache):

@@ -15,9 +15,9 @@ from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC
 from tqdm.auto import tqdm
 
-from ..models import AsKLSClassifier, KernelViews, LSSVMClassifier
+from digraph_askls.models import AsKLSClassifier, KernelViews, LSSVMClassifier
 from ._corel import fit_image_gmms, get_corel_features, get_kl_divergences, load_corel
-from ..evaluation import check_protocol
+from digraph_askls.evaluation import check_protocol
 
 __all__ = ["PAPER_TABLE1", "TABLE1_METHODS", "evaluate_kl_kernel", "run_table1",
            "format_table1"]

@@ -18,16 +18,16 @@ marked "published, not rerun": they come from other code and other protocols.
 
 import logging
 
-from ..datasets import load_dataset
-from ..kernels import (AttributeKernel, LinkProfileKernel, RoleKernel,
-                       SmoothedAttributeKernel, WalkKernel)
-from ..models import NodeClassifier
+from digraph_askls.datasets import load_dataset
+from digraph_askls.kernels import (AttributeKernel, LinkProfileKernel, RoleKernel,
+                                   SmoothedAttributeKernel, WalkKernel)
+from digraph_askls.models import NodeClassifier
 from ._cells import CellCache
 from ._directed_plot import plot_directed
 from ._gnn import GNNClassifier
 from ._gnn_config import GNN_METHODS, get_config
 from ._peers import PeerClassifier
-from ..evaluation import check_protocol, class_splits, fixed_splits, random_splits
+from digraph_askls.evaluation import check_protocol, class_splits, fixed_splits, random_splits
 from ._published import PUBLISHED_DIRECTED, published_rows
 from ._runner import run_graph
 

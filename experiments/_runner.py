@@ -11,9 +11,9 @@ import warnings
 
 from tqdm.auto import tqdm
 
-from ..linalg import SingularSystemWarning
+from digraph_askls.linalg import SingularSystemWarning
 from ._cells import split_key
-from ..evaluation import TrialResults, evaluate_node_classifier
+from digraph_askls.evaluation import TrialResults, evaluate_node_classifier
 
 __all__ = ["run_graph"]
 

@@ -29,7 +29,7 @@ def fingerprint(arrays):
     Examples
     --------
     >>> import numpy as np
-    >>> from digraph_askls.experiments._cache import fingerprint
+    >>> from experiments._cache import fingerprint
     >>> fingerprint([np.zeros(3)]) == fingerprint([np.zeros(3)])
     True
     >>> fingerprint([np.zeros(3)]) == fingerprint([np.zeros(4)])
@@ -65,7 +65,7 @@ def load_or_compute(cache_dir, prefix, params, compute):
     --------
     >>> import tempfile
     >>> import numpy as np
-    >>> from digraph_askls.experiments._cache import load_or_compute
+    >>> from experiments._cache import load_or_compute
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     first = load_or_compute(folder, "demo", {"n": 3}, lambda: {"x": np.arange(3)})
     ...     again = load_or_compute(folder, "demo", {"n": 3}, lambda: {"x": np.zeros(3)})
