@@ -1,13 +1,13 @@
 """Seconds per training epoch of the two peers whose products the comparison takes its own
 way, against the models' own path, on one CPU thread.
 
-* ``GCNII``: the comparison's model (:func:`digraph_askls.experiments._gnn_models.build_model`)
+* ``GCNII``: the comparison's model (:func:`experiments._gnn_models.build_model`)
   propagates over a sparse CSR adjacency and differentiates the product by the adjacency
-  itself (:func:`~digraph_askls.experiments._gnn_models.symmetric_product`); the
+  itself (:func:`~experiments._gnn_models.symmetric_product`); the
   reference is the same model, the same weights, on PyG's edge list (a gather and a
   scatter over the links).
 * ``MagNet``: the comparison's scores take each layer's steps as sparse complex products
-  (:func:`~digraph_askls.experiments._gnn_models.magnetic_steps`), the first layer's once;
+  (:func:`~experiments._gnn_models.magnetic_steps`), the first layer's once;
   the reference is ``MagNet_node_classification.forward`` on the edge list.
 
 An epoch is what the comparison's training does: a forward pass in training mode, the
@@ -33,6 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the harness, experiments/
+
 
 def _paths(method, name, graph, torch):
     """The comparison's model and scores, a copy of the model (same weights, a cache of
@@ -42,8 +44,8 @@ def _paths(method, name, graph, torch):
 
     from torch_geometric.utils import to_undirected
 
-    from digraph_askls.experiments._comparison_peers import _Inputs, grid_of
-    from digraph_askls.experiments._gnn_models import _edge_index, build_model
+    from experiments._comparison_peers import _Inputs, grid_of
+    from experiments._gnn_models import _edge_index, build_model
 
     inputs = _Inputs(graph, "cpu")
     config = max(grid_of(method, name, "fixed"),
@@ -115,7 +117,7 @@ def main():
     args = parser.parse_args()
     from threadpoolctl import threadpool_limits
 
-    from digraph_askls.experiments._gnn_models import import_torch
+    from experiments._gnn_models import import_torch
 
     torch = import_torch()[0]
     torch.set_num_threads(1)

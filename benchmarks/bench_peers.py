@@ -14,13 +14,15 @@ import argparse
 import json
 import logging
 import platform
+import sys
 import warnings
 from pathlib import Path
 
-from digraph_askls.datasets import load_dataset, make_directed_sbm
-from digraph_askls.experiments import PeerClassifier
-from digraph_askls.evaluation import evaluate_node_classifier, random_splits
-from digraph_askls.models import NodeClassifier
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the harness, experiments/
+from digraph_askls.datasets import load_dataset, make_directed_sbm  # noqa: E402
+from digraph_askls.evaluation import evaluate_node_classifier, random_splits  # noqa: E402
+from digraph_askls.models import NodeClassifier  # noqa: E402
+from experiments import PeerClassifier  # noqa: E402
 
 PEER = "PageRank peer (undirected)"
 

@@ -22,16 +22,18 @@ Usage: python benchmarks/bench_selection.py [--datasets chameleon cora ...] [--t
 import argparse
 import json
 import platform
+import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-from digraph_askls import NodeClassifier
-from digraph_askls.datasets import load_dataset
-from digraph_askls.experiments import PeerClassifier
-from digraph_askls.evaluation import fixed_splits, random_splits
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the harness, experiments/
+from digraph_askls import NodeClassifier  # noqa: E402
+from digraph_askls.datasets import load_dataset  # noqa: E402
+from digraph_askls.evaluation import fixed_splits, random_splits  # noqa: E402
+from experiments import PeerClassifier  # noqa: E402
 
 METHODS = ("default (selection)", "walk kernel alone (the former default)", "PageRank peer")
 

@@ -19,16 +19,18 @@ Usage: python benchmarks/class_order.py [--dataset polblogs] [--fraction 0.01]
 
 import argparse
 import json
+import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-from digraph_askls import NodeClassifier
-from digraph_askls.datasets import load_dataset
-from digraph_askls.evaluation import random_splits
-from digraph_askls.experiments._comparison_report import paired_difference
-from digraph_askls.experiments._peers import PeerClassifier
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the harness, experiments/
+from digraph_askls import NodeClassifier  # noqa: E402
+from digraph_askls.datasets import load_dataset  # noqa: E402
+from digraph_askls.evaluation import random_splits  # noqa: E402
+from experiments._comparison_report import paired_difference  # noqa: E402
+from experiments._peers import PeerClassifier  # noqa: E402
 
 
 def main():

@@ -10,14 +10,17 @@ Usage: python scripts/corel_kl_svm.py CORELDIR CACHEDIR [--n-components 16] ...
 
 import argparse
 import logging
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from sklearn.metrics import f1_score
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.svm import SVC
 
-from digraph_askls.experiments import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the harness, experiments/
+from experiments import (  # noqa: E402
     fit_image_gmms,
     get_corel_features,
     get_kl_divergences,

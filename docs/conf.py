@@ -71,7 +71,7 @@ html_sidebars = {"index": [], "getting-started": []}
 
 # The pages under tables/ include the files that the table commands write into results/.
 # A file that a checkout does not hold yet (the comparison with graph neural networks is
-# written by ``digraph-askls table comparison --out docs/results``) makes its page say how
+# written by ``python -m experiments table comparison --out docs/results``) makes its page say how
 # to produce it, instead of failing the build.
 _INCLUDE = re.compile(r"```\{include\} \.\./results/(?P<name>[\w.-]+)\n(?::.*\n)*```")
 
