@@ -530,7 +530,7 @@ def build_parser():
                     "splits (the dataset's fixed splits where shipped, else random 60/40), "
                     "with published figures beside, marked as not rerun. 'gnn': the "
                     "default NodeClassifier and the graph neural network peers (pip install "
-                    "\"digraph-askls[gnn]\") on the same splits, and with --per-class "
+                    "\".[gnn]\" from the repository root) on the same splits, and with --per-class "
                     "labels per class on --few-label-datasets; every (graph, protocol, "
                     "method, split) is saved to --cache as soon as it is measured, and a "
                     "rerun measures only what is missing. 'few-labels': the default (with "

@@ -53,3 +53,14 @@ def test_labels_of_unknown_nodes_of_the_same_type_say_only_that():
 def test_fit_with_string_keys_for_integer_nodes_names_the_types():
     with pytest.raises(ValueError, match="the keys are str and the graph's nodes int"):
         NodeClassifier().fit(GRAPH, {str(node): label for node, label in LABELS.items()})
+
+
+def test_the_extras_are_spelled_as_they_install():
+    # No registry has "digraph-askls": an extra installs from the repository root as
+    # pip install ".[name]". The research harness (experiments/) is checked apart.
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md")),
+             *[path for path in sorted((REPO / "digraph_askls").rglob("*.py"))
+               if "experiments" not in path.parts]]
+    wrong = [str(path.relative_to(REPO)) for path in pages
+             if "_build" not in path.parts and 'digraph-askls[' in path.read_text()]
+    assert wrong == []
