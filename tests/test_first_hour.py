@@ -1,6 +1,6 @@
 """Frictions of a first hour: the messages say what the problem is and what to pass."""
 
-import json
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -64,3 +64,20 @@ def test_the_extras_are_spelled_as_they_install():
     wrong = [str(path.relative_to(REPO)) for path in pages
              if "_build" not in path.parts and 'digraph-askls[' in path.read_text()]
     assert wrong == []
+
+
+def test_the_committed_notebooks_show_no_path_of_the_machine_that_ran_them():
+    nbformat = pytest.importorskip("nbformat")
+    machine_path = re.compile(r"(?<![\w.])/(?:work|home|root|Users|tmp|mnt|opt|srv)/"
+                              r"|\b[A-Za-z]:\\\\")
+    found = []
+    for path in sorted((REPO / "notebooks").glob("*.ipynb")):
+        for number, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            for output in cell.get("outputs", []):
+                texts = [output.get("text", "")] + [
+                    value for kind, value in output.get("data", {}).items()
+                    if kind.startswith("text/")]
+                found += [f"{path.name} cell {number}: {match.group(0)}"
+                          for text in texts
+                          for match in machine_path.finditer("".join(text))]
+    assert found == []
