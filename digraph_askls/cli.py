@@ -125,7 +125,7 @@ def _paper_lines(args, kind):
         same = kind == "random" and args.train_size == 0.6
         lines = [f"the paper (Table 3): micro-F1 {figure[0]:.3f}   macro-F1 {figure[1]:.3f}"
                  f"   on random 60/40 splits{'' if same else ', not the splits of this run'}"]
-    lines.append("expect: --preset paper reproduces the paper's protocol and figures; "
+    lines.append("expect: --preset paper reproduces the paper's protocol; "
                  "without --preset the library chooses the kernel for the graph and is "
                  "usually more accurate")
     return lines
