@@ -31,8 +31,10 @@ def add_predict_parser(commands, parser_class_kwargs):
                     "file ('node,label', a blank label or no row for a node to predict) "
                     "and optionally a features file (node, then numbers), fit AsK-LS "
                     "with the kernel chosen for the graph, and write the predicted class "
-                    "of every unlabelled node. CSV, TSV and Parquet; headers are "
-                    "detected.", epilog=EPILOG, **parser_class_kwargs)
+                    "of every unlabelled node. CSV, TSV and Parquet. A header is "
+                    "told by its names; a first line that looks like a misspelt one "
+                    "('node,lable', 'src,tgt') is refused, naming the expected columns "
+                    "(--header and --no-header decide).", epilog=EPILOG, **parser_class_kwargs)
     parser.add_argument("--edges", required=True, help="edges file (CSV, TSV or Parquet)")
     parser.add_argument("--labels", required=True, help="labels file: node,label")
     parser.add_argument("--features", default=None,
@@ -54,7 +56,7 @@ def add_predict_parser(commands, parser_class_kwargs):
     header.add_argument("--header", action="store_true", default=None,
                         help="the first line of each text file names its columns")
     header.add_argument("--no-header", action="store_false", dest="header",
-                        help="no file has a header line (default: detected per file)")
+                        help="no file has a header line (default: told per file by its names)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the stacking folds")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=predict_command)

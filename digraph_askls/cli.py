@@ -18,9 +18,17 @@ import warnings
 
 from ._notes import Notes, held_warnings
 from ._predict_files import add_predict_parser
-from .models import PRESETS
 
 __all__ = ["main"]
+
+logger = logging.getLogger(__name__)
+
+# The names of ``NodeClassifier``'s presets (``models.PRESETS``), written here so that
+# building the parser (``--help``) imports no estimator; a test checks they agree.
+PRESET_NAMES = ("large", "paper")
+
+#: Where the documentation explains why the paper's setting makes the system singular.
+SINGULAR_DOCS = "docs/guide/mathematics.md, 'The system, and its singular case'"
 
 EPILOG_RUN = """examples:
   digraph-askls run --dataset cora --preset paper --trials 10
@@ -88,13 +96,68 @@ def _run_splits(args, graph):
     return triples, kind, valid
 
 
-def _command_run(args, notes):
+def _singular_note(singular, n_splits, preset):
+    """One sentence on the splits whose training system was singular, and where the
+    documentation explains why; the solver's full message is logged (``-v``)."""
+    logger.info("the solver's first message: %s", singular[0].message)
+    cause = ", as the paper's gamma = 1 makes it," if preset == "paper" else ""
+    return (f"note: the training system was singular in {len(singular)} of {n_splits} "
+            f"splits{cause} and was solved damped, as the paper's authors do "
+            f"(why: {SINGULAR_DOCS}; -v for details)")
+
+
+def _paper_figure(dataset):
+    """(micro-F1, macro-F1) of AsK-LS in the paper's Table 3 on ``dataset``, or None."""
+    from ._paper_figures import PAPER_TABLE3
+
+    return PAPER_TABLE3.get(dataset, {}).get("AsK-LS")
+
+
+def _paper_lines(args, kind):
+    """What ``run --preset paper`` prints after its result: the paper's own figure and
+    what to expect of the preset and of the default."""
+    figure = _paper_figure(args.dataset)
+    if figure is None:
+        from ._paper_figures import PAPER_TABLE3
+
+        lines = [f"the paper prints no figure for {args.dataset} (its Table 3 has "
+                 f"{', '.join(PAPER_TABLE3)})"]
+    else:
+        same = kind == "random" and args.train_size == 0.6
+        lines = [f"the paper (Table 3): micro-F1 {figure[0]:.3f}   macro-F1 {figure[1]:.3f}"
+                 f"   on random 60/40 splits{'' if same else ', not the splits of this run'}"]
+    lines.append("expect: --preset paper reproduces the paper's protocol; "
+                 "without --preset the library chooses the kernel for the graph and is "
+                 "usually more accurate")
+    return lines
+
+
+def _evaluate(args, notes, graph, features, splits, valid, params, resolved):
+    """Evaluate the classifier on the splits; warnings other than singular systems are
+    passed to ``notes``, the singular ones summed up in one note."""
     from .evaluation import evaluate_node_classifier
     from .linalg import SingularSystemWarning
     from .models import NodeClassifier
 
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SingularSystemWarning)
+        results = evaluate_node_classifier(
+            lambda seed: NodeClassifier(random_state=seed, **params), graph.adjacency,
+            graph.labels, splits=splits, name=f"AsK-LS ({resolved or 'default'})",
+            features=features, verbose=not args.quiet, valid=valid)
+    singular = [w for w in caught if issubclass(w.category, SingularSystemWarning)]
+    for other in caught:
+        if other not in singular:
+            notes.warning(other)
+    if singular:
+        notes.write(_singular_note(singular, len(splits), resolved))
+    return results
+
+
+def _command_run(args, notes):
+    from .models import NodeClassifier
+
     graph = _load(args.dataset, args.data_home, not args.no_download, args.seed)
-    title, adjacency, labels = graph.name, graph.adjacency, graph.labels
     features = None if args.no_features else graph.features
     splits, kind, valid = _run_splits(args, graph)
     params = {"preset": None if args.preset == "none" else args.preset}
@@ -103,6 +166,7 @@ def _command_run(args, notes):
     resolved = NodeClassifier(**params)._resolve_preset()
     unread = None
     if features is not None and resolved is not None:
+        from .models import PRESETS
         from .models.selection import as_recipes
         from .models._fit_inputs import reads_features
 
@@ -110,20 +174,7 @@ def _command_run(args, notes):
         if not any(map(reads_features, as_recipes(preset["kernel"], preset["kernel_params"]))):
             # The preset's kernel reads the structure alone: say so once, not per split.
             unread, features = features.shape[1], None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SingularSystemWarning)
-        results = evaluate_node_classifier(
-            lambda seed: NodeClassifier(random_state=seed, **params), adjacency, labels,
-            splits=splits, name=f"AsK-LS ({resolved or 'default'})", features=features,
-            verbose=not args.quiet, valid=valid)
-    singular = [w for w in caught if issubclass(w.category, SingularSystemWarning)]
-    for other in caught:
-        if other not in singular:
-            notes.warning(other)
-    if singular:
-        notes.write(f"note: the training system was singular in {len(singular)} of "
-                    f"{len(splits)} splits and was solved by damped least squares, as the "
-                    f"paper's authors do. First message: {singular[0].message}")
+    results = _evaluate(args, notes, graph, features, splits, valid, params, resolved)
     summary = results.summary()
     chosen = summary["selected_kernels"]
     kernel = next(iter(chosen)) if chosen else None     # most common first
@@ -133,14 +184,26 @@ def _command_run(args, notes):
                        train_size=args.train_size if kind == "random" else None,
                        seeds=[list(seed) for seed, _, _ in splits], kernel=kernel,
                        micro_f1=results.micro_f1, macro_f1=results.macro_f1)
+        figure = _paper_figure(args.dataset) if resolved == "paper" else None
+        if figure is not None:
+            summary["paper"] = {"micro_f1": figure[0], "macro_f1": figure[1],
+                                "source": "the paper's Table 3, random 60/40 splits"}
         print(json.dumps(summary, indent=2))
         return 0
-    n_classes = int(labels.max()) + 1
+    _print_run(args, graph, features, unread, resolved, kind, splits, summary)
+    if resolved == "paper":
+        print("\n".join(_paper_lines(args, kind)))
+    return 0
+
+
+def _print_run(args, graph, features, unread, resolved, kind, splits, summary):
+    """The lines of ``run``'s result: the graph, the protocol, the kernel, the scores."""
+    adjacency, n_classes = graph.adjacency, int(graph.labels.max()) + 1
     attributes = "no attributes" if features is None else f"{features.shape[1]} attributes"
     if unread is not None:
         attributes = f"{unread} attributes, not read by the {resolved!r} preset's kernel"
-    print(f"{title}: {adjacency.shape[0]} nodes, {adjacency.nnz} edges, {n_classes} classes, "
-          f"{attributes}")
+    print(f"{graph.name}: {adjacency.shape[0]} nodes, {adjacency.nnz} edges, {n_classes} "
+          f"classes, {attributes}")
     if kind != "random":
         role = {"ignore": "neither fitted nor scored", "fit": "fitted with the training nodes",
                 "choose": "choosing the kernel, gamma and merge"}[args.valid]
@@ -150,12 +213,37 @@ def _command_run(args, notes):
     else:
         print(f"{summary['method']}, {len(splits)} random {round(100 * args.train_size)}/"
               f"{round(100 * (1 - args.train_size))} splits (seed {args.seed})")
-    if kernel is not None:
+    chosen = summary["selected_kernels"]
+    if chosen:
+        kernel = next(iter(chosen))
         print(f"kernel selected: {kernel} (in {chosen[kernel]} of {len(splits)} splits)")
     print(f"micro-F1 {summary['micro_f1_mean']:.3f} ± {summary['micro_f1_std']:.3f}   "
           f"macro-F1 {summary['macro_f1_mean']:.3f} ± {summary['macro_f1_std']:.3f}   "
           f"{summary['seconds_per_trial']:.2f} s per split")
-    return 0
+
+
+def package_version():
+    """The installed distribution's version, else the package's ``__version__`` (a
+    checkout run without installing)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("digraph-askls")
+    except metadata.PackageNotFoundError:
+        from . import __version__
+
+        return __version__
+
+
+class _Version(argparse.Action):
+    """``--version``: print ``digraph-askls <version>`` and exit (looked up only then)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"digraph-askls {package_version()}")
+        parser.exit()
 
 
 def _global_options(after_command):
@@ -181,6 +269,7 @@ def build_parser():
                     "files, or run it on a dataset.",
         epilog=EPILOG_MAIN, formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[_global_options(after_command=False)])
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="command", required=True)
     common = [_global_options(after_command=True)]
 
@@ -197,7 +286,7 @@ def build_parser():
     run.add_argument("--dataset", default="cora",
                      help="dataset name (see digraph_askls.datasets.list_datasets()) or "
                           "'sbm' for the built-in synthetic graph (default: cora)")
-    run.add_argument("--preset", choices=["auto", "none", *sorted(PRESETS)], default="auto",
+    run.add_argument("--preset", choices=["auto", "none", *PRESET_NAMES], default="auto",
                      help="'none': no preset, NodeClassifier's own choice: the kernel "
                           "family, its parameters, gamma and the merge of the two views "
                           "chosen for the graph by cross-validation on the labelled nodes; "

@@ -21,6 +21,7 @@ from sklearn.svm import SVC, LinearSVC
 from tqdm.auto import tqdm
 
 from digraph_askls._memory import check_dense_allocation
+from digraph_askls._paper_figures import PAPER_TABLE3
 from digraph_askls.datasets import load_dataset
 from digraph_askls.kernels import get_in_degree_kernel, get_symmetrized_kernel, restrict_kernel
 from digraph_askls.linalg import SingularSystemWarning
@@ -30,24 +31,6 @@ from digraph_askls.evaluation import TrialResults, random_splits
 __all__ = ["PAPER_TABLE3", "TABLE3_METHODS", "run_table3", "format_table3", "plot_table3"]
 
 logger = logging.getLogger(__name__)
-
-#: (micro-F1, macro-F1) means printed in the paper's Table 3.
-PAPER_TABLE3 = {
-    "cora": {"NERD + SVM": (0.740, 0.730), "NERD + LS-SVM": (0.733, 0.724),
-             "Sym. SVM": (0.305, 0.077), "Sym. LS-SVM": (0.713, 0.708), "AsK-LS": (0.753, 0.748)},
-    "citeseer": {"NERD + SVM": (0.497, 0.454), "NERD + LS-SVM": (0.507, 0.452),
-                 "Sym. SVM": (0.393, 0.301), "Sym. LS-SVM": (0.596, 0.560),
-                 "AsK-LS": (0.605, 0.579)},
-    "pubmed": {"NERD + SVM": (0.732, 0.680), "NERD + LS-SVM": (0.726, 0.669),
-               "Sym. SVM": (0.602, 0.451), "Sym. LS-SVM": (0.635, 0.503),
-               "AsK-LS": (0.719, 0.698)},
-    "amazon-photo": {"NERD + SVM": (0.858, 0.834), "NERD + LS-SVM": (0.834, 0.767),
-                     "Sym. SVM": (0.319, 0.155), "Sym. LS-SVM": (0.799, 0.732),
-                     "AsK-LS": (0.885, 0.874)},
-    "amazon-computers": {"NERD + SVM": (0.606, 0.429), "NERD + LS-SVM": (0.609, 0.454),
-                         "Sym. SVM": (0.400, 0.107), "Sym. LS-SVM": (0.619, 0.443),
-                         "AsK-LS": (0.868, 0.846)},
-}
 
 TABLE3_METHODS = ("NERD + SVM", "NERD + LS-SVM", "Sym. SVM", "Sym. LS-SVM",
                   "Sym. LS-SVM + stacking", "AsK-LS")

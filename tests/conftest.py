@@ -38,7 +38,7 @@ def dask_client():
     test module (a module that kills workers leaves the others theirs); skips without
     the dask extra."""
     distributed = pytest.importorskip(
-        "dask.distributed", reason='dask is an optional extra: pip install "digraph-askls[dask]"')
+        "dask.distributed", reason='dask is an optional extra: pip install ".[dask]"')
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   host="127.0.0.1", dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 pytest.importorskip(
-    "dask.distributed", reason='dask is an optional extra: pip install "digraph-askls[dask]"')
+    "dask.distributed", reason='dask is an optional extra: pip install ".[dask]"')
 joblib = pytest.importorskip("joblib", reason="joblib is part of the dask extra")
 
 from digraph_askls.datasets import load_dataset, make_directed_sbm  # noqa: E402
@@ -142,7 +142,7 @@ def test_missing_extra_is_named(monkeypatch):
     from digraph_askls.distributed import import_optional
 
     monkeypatch.setitem(sys.modules, "dask.distributed", None)
-    with pytest.raises(ImportError, match=r'pip install "digraph-askls\[dask\]"'):
+    with pytest.raises(ImportError, match=r'pip install "\.\[dask\]" from the repository root'):
         import_optional("dask.distributed")
 
 

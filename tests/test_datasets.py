@@ -301,7 +301,7 @@ def test_ogb_raw_files_are_read_without_ogb(tmp_path, monkeypatch):
 def test_ogb_download_without_ogb_names_the_extra(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "ogb", None)
     monkeypatch.setitem(sys.modules, "ogb.nodeproppred", None)
-    with pytest.raises(ImportError, match=r'pip install "digraph-askls\[ogb\]"'):
+    with pytest.raises(ImportError, match=r'pip install "\.\[ogb\]" from the repository root'):
         load_dataset("ogbn-arxiv", data_home=tmp_path, download=True)
 
 

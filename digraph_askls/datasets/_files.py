@@ -4,6 +4,7 @@ Node names are read as text everywhere, so that ``007`` in the edges file and ``
 the labels file are the same node whatever they look like.
 """
 
+import difflib
 import logging
 
 import numpy as np
@@ -25,12 +26,66 @@ NODE_NAMES = {"node", "id", "name", "node_id", ""}
 LABEL_NAMES = {*NODE_NAMES, "label", "class", "y", "category"}
 
 
+#: The columns each table expects, for the messages about a first line.
+EXPECTED_EDGES = ("source, target[, weight] (or src/dst, from/to, u/v, tail/head; "
+                  "weight or w)")
+EXPECTED_LABELS = "node, label (or id/name/node_id; class/y/category)"
+
+
 def _header(path, sep, header, known):
     rows = first_rows(path, sep)
     if not rows:
         raise TableError(f"{path}: the file holds no rows")
     has_header = looks_like_header(rows, known) if header is None else bool(header)
     return rows, has_header
+
+
+def _names_columns(fields, known):
+    """Whether a first line that was taken for data looks like column names: one of its
+    fields is a known name, or close to one (``lable``, ``tgt``, ``Source Node``)."""
+    names = sorted(known - {""})
+    return any(field.strip().lower() in known
+               or difflib.get_close_matches(field.strip().lower(), names, n=1, cutoff=0.6)
+               for field in fields)
+
+
+def _refuse_first_line(path, sep, fields, elsewhere, expected):
+    """The error of a first line that is neither a known header nor plausible data."""
+    line = (sep or " ").join(fields)
+    raise TableError(
+        f"{path}:1: the first line {line!r} is neither a header of known column names nor "
+        f"plausible data ({elsewhere}); expected the columns {expected}, got "
+        f"{', '.join(field.strip() for field in fields)}. Rename the columns; or, if the "
+        "file has no header and this line is data, pass header=False (on the command "
+        "line: --no-header); header=True (--header) reads it as a header whatever its "
+        "names")
+
+
+def _check_first_edge(frame, columns, path, sep, rows):
+    """Refuse a first line taken for an edge that looks like column names and whose two
+    names appear on no other line (``src,tgt`` above edges between other names)."""
+    if len(frame) < 2 or not _names_columns(rows[0], EDGE_NAMES):
+        return
+    first = [frame[column].iloc[0] for column in columns]    # as read: no copy of the rest
+    # The next lines first: an edge list sorted by source repeats its first node at once.
+    if not any(frame[column].iloc[part].isin(first).any()
+               for part in (slice(1, 10_000), slice(10_000, None)) for column in columns):
+        _refuse_first_line(path, sep, rows[0], f"{first[0]!r} and {first[1]!r} appear on "
+                           "no other line", EXPECTED_EDGES)
+
+
+def _check_first_label(frame, path, sep, rows, nodes):
+    """Refuse a first line taken for a label that looks like column names, whose node is
+    not in the graph and whose label no other node has (``node,lable``)."""
+    if not _names_columns(rows[0], LABEL_NAMES):
+        return
+    node, label = frame["node"].iloc[0], frame["label"].iloc[0]
+    if pandas_module().isna(label) or (nodes is not None and node in nodes) \
+            or frame["label"].iloc[1:].eq(label).any():
+        return
+    where_else = "no edge" if nodes is not None else "no other line"
+    _refuse_first_line(path, sep, rows[0], f"node {node!r} is in {where_else} and no other "
+                       f"node has the label {label!r}", EXPECTED_LABELS)
 
 
 def _as_text(frame, columns):
@@ -116,6 +171,8 @@ def read_edges(path, header=None, undirected=False):
     if sep != "parquet":
         frame = read_table(path, sep, names, has_header, [source, target], {len(names)},
                            what)
+        if header is None and not has_header:
+            _check_first_edge(frame, [source, target], path, sep, rows)
     numbers = None
     if sep != "parquet" and not frame[[source, target]].isna().to_numpy().any():
         numbers = _plain_integers(frame, [source, target])    # digits only: nothing to strip
@@ -138,8 +195,9 @@ def read_edges(path, header=None, undirected=False):
     return adjacency, nodes
 
 
-def read_labels(path, header=None):
-    """``{node: label}`` of a labels table, blank labels left out."""
+def read_labels(path, header=None, nodes=None):
+    """``{node: label}`` of a labels table, blank labels left out; ``nodes``, the set of
+    the graph's node names where known, tells a header from a first row of data."""
     pd = pandas_module()
     sep = table_format(path)
     if sep == "parquet":
@@ -161,6 +219,8 @@ def read_labels(path, header=None):
                          "'node, label' per labelled node")
     frame = _as_text(frame, ["node", "label"])
     _check_present(frame, "node", path, sep, has_header, "a node name")
+    if sep != "parquet" and header is None and not has_header:
+        _check_first_label(frame, path, sep, rows, nodes)
     if sep in (",", "\t"):
         other = "\t" if sep == "," else ","
         stray = (frame["label"].isna()
@@ -306,7 +366,12 @@ def load_graph_files(edges, labels=None, features=None, *, header=None, undirect
     header : bool, optional
         Whether the first line of each text table names its columns. None: told from
         the first lines: a header names known columns (``source``, ``node``, ``label``
-        ...), or holds a word where the next line holds a number.
+        ...), or holds a word where the next line holds a number. A first line that is
+        neither is read as data, unless it looks like column names (a known or misspelt
+        one: ``node,lable``, ``src,tgt``) and its names are found nowhere else (an edge
+        between nodes of no other edge; a node of no edge with a label of no other node):
+        then a ``ValueError`` names the expected columns and the ones found; pass
+        ``header=False`` if the line is data, ``header=True`` to read it as a header.
     undirected : bool, default=False
         Read each edge both ways (a pair listed both ways keeps the larger weight).
 
@@ -320,8 +385,9 @@ def load_graph_files(edges, labels=None, features=None, *, header=None, undirect
     Raises
     ------
     ValueError
-        A malformed row: the message names the file, the line (the row of a Parquet
-        file) and what was expected there.
+        A malformed row, or a first line that is neither a known header nor plausible
+        data: the message names the file, the line (the row of a Parquet file) and what
+        was expected there.
 
     Examples
     --------
@@ -340,7 +406,7 @@ def load_graph_files(edges, labels=None, features=None, *, header=None, undirect
     with reading(edges, "edges"):
         adjacency, nodes = read_edges(edges, header, undirected)
     with reading(labels, "labels"):
-        label_of = {} if labels is None else read_labels(labels, header)
+        label_of = {} if labels is None else read_labels(labels, header, set(nodes))
     with reading(features, "features"):
         table = None if features is None else read_features(features, header)
     known = set(nodes)

@@ -118,7 +118,8 @@ def _fetch_with_ogb(name, data_home):
     except ImportError as error:
         raise ImportError(
             f"downloading {name!r} needs the optional package 'ogb': "
-            'pip install "digraph-askls[ogb]" (reading files already present does not)'
+            'pip install ".[ogb]" from the repository root, or pip install ogb (reading files '
+            'already present does not)'
         ) from error
     NodePropPredDataset(name=name, root=str(data_home))
 

@@ -4,7 +4,7 @@ Text tables are read by ``pandas.read_csv`` (with its multi-threaded pyarrow eng
 pyarrow is installed), Parquet files by ``pandas.read_parquet``: no Python loop runs over
 the rows. When a row is malformed, the file is scanned line by line, on that error path
 only, to name the file, the line and what was expected. pandas and pyarrow come with the
-``io`` extra: ``pip install "digraph-askls[io]"``.
+``io`` extra: ``pip install ".[io]"`` from the repository root.
 """
 
 import bz2
@@ -35,8 +35,8 @@ def pandas_module():
     try:
         import pandas
     except ImportError:
-        raise ImportError('reading tables needs pandas: pip install "digraph-askls[io]"') \
-            from None
+        raise ImportError('reading tables needs pandas: pip install ".[io]" from the '
+                          'repository root (or pip install pandas pyarrow)') from None
     return pandas
 
 

@@ -1,6 +1,6 @@
 """Past one machine: kernels held by a dask cluster, parallel trials through joblib.
 
-Everything here needs the optional ``dask`` extra (``pip install "digraph-askls[dask]"``);
+Everything here needs the optional ``dask`` extra (``pip install ".[dask]"`` from the repository root);
 it is imported only when used.
 """
 

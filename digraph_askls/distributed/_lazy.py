@@ -4,7 +4,8 @@ import importlib
 
 __all__ = ["import_optional"]
 
-EXTRA_HINT = 'install the optional extra with: pip install "digraph-askls[dask]"'
+EXTRA_HINT = ('install the optional extra with: pip install ".[dask]" from the repository '
+              'root (or pip install "dask[distributed]" joblib)')
 
 
 def import_optional(name):

@@ -1,6 +1,7 @@
 """Conversion of node labels to integer codes aligned with a node order."""
 
 import math
+import numbers
 import warnings
 from collections.abc import Mapping
 
@@ -81,10 +82,7 @@ def get_labels(labels, nodes, graph=None):
         index = {node: i for i, node in enumerate(nodes)}
         unknown = [node for node in labels if node not in index]
         if unknown:
-            raise ValueError(
-                f"labels name {len(unknown)} node(s) that are not in the graph, "
-                f"e.g. {unknown[:5]}"
-            )
+            raise ValueError(_unknown_nodes_message(unknown, nodes))
         values = [None] * len(nodes)
         for node, label in labels.items():
             values[index[node]] = label
@@ -202,3 +200,20 @@ def _from_attribute(name, nodes, graph):
                     "(or an object with edge_index and the attribute); got a graph of type "
                     f"{type(graph).__name__}: pass the labels as a dict node -> label or "
                     "one label per node instead")
+
+
+def _unknown_nodes_message(unknown, nodes):
+    """The error of label keys that are not nodes, saying so when the keys are the
+    nodes written in another type (``"0"`` for the node ``0``)."""
+    message = (f"labels name {len(unknown)} node(s) that are not in the graph, e.g. "
+               f"{unknown[:5]}")
+    by_text = {str(node): node for node in nodes}
+    for key in unknown:
+        node = by_text.get(str(key))
+        if node is not None and type(node) is not type(key):
+            wanted = "int" if isinstance(node, numbers.Integral) else type(node).__name__
+            return (f"{message}: the keys are {type(key).__name__} and the graph's nodes "
+                    f"{type(node).__name__} ({key!r} is not the node {node!r}); key the "
+                    f"labels by the nodes themselves, e.g. {{{wanted}(node): label for "
+                    f"node, label in labels.items()}}")
+    return message

@@ -100,7 +100,8 @@ def get_graph_kernel(name, adjacency, **params):
            [0.25, 0.5 ]])
     """
     if name not in KERNELS:
-        raise ValueError(f"unknown graph kernel {name!r}; choose from {sorted(KERNELS)}")
+        raise ValueError(f"unknown graph kernel {name!r}; choose from {sorted(KERNELS)}"
+                         f"{_recipe_hint(name)}")
     adjacency, _ = get_adjacency(adjacency)
     kernel = KERNELS[name](adjacency, **params)
     if not (sparse.issparse(kernel) or isinstance(kernel, LinearOperator)):
@@ -112,6 +113,27 @@ def get_graph_kernel(name, adjacency, **params):
     if kernel.shape != (n, n):
         raise ValueError(f"graph kernel {name!r} must have shape {(n, n)}, got {kernel.shape}")
     return kernel
+
+
+def _recipe_hint(name):
+    """Where an unknown name points at a recipe (``"walk"``: ``WalkKernel()``, the kernel
+    the documentation calls the walk kernel), how to pass it; else the recipes."""
+    from digraph_askls import kernels
+    from digraph_askls.kernels._specs import GraphKernel
+
+    recipes = [item for item in kernels.__all__ if item not in ("GraphKernel", "NamedKernel",
+                                                                "SumKernel")
+               and isinstance(getattr(kernels, item), type)
+               and issubclass(getattr(kernels, item), GraphKernel)]
+    key = str(name).lower().replace("_", "").replace("-", "").replace(" ", "")
+    key = key.removesuffix("kernel")
+    match = [item for item in recipes if item.lower().removesuffix("kernel") == key]
+    if match:
+        return (f". The {name!r} kernel of the documentation is the recipe {match[0]}() of "
+                f"digraph_askls.kernels: pass kernel={match[0]}() (from digraph_askls.kernels "
+                f"import {match[0]})")
+    return (f", or pass a recipe of digraph_askls.kernels: "
+            f"{', '.join(item + '()' for item in recipes)}")
 
 
 def _in_degree_symmetrized(adjacency):
