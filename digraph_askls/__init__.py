@@ -18,8 +18,8 @@ __version__ = "0.1.0"
 _LAZY = {name: "models" for name in ("AsKLSClassifier", "KernelViews", "LSSVMClassifier",
                                      "NodeClassifier", "NodeClassifierCV")}
 
-_SUBPACKAGES = ("datasets", "distributed", "embedding", "evaluation", "experiments", "graph",
-                "kernels", "linalg", "models")
+_SUBPACKAGES = ("datasets", "distributed", "embedding", "evaluation", "graph", "kernels",
+                "linalg", "models")
 
 __all__ = [
     "AsKLSClassifier",
