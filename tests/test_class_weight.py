@@ -1,0 +1,139 @@
+"""The weighted least-squares SVM: every solver path against a dense numpy solve of the
+weighted saddle-point system written out here, and class weights in AsKLSClassifier."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from digraph_askls.linalg import AsKLSSystem, SpectralAsKLS, solve_system
+
+
+def weighted_saddle(K, gamma, w):
+    """The weighted AsK-LS system ``[[0,0,1^T,0],[0,0,0,1^T],[1,0,D,K],[0,1,K^T,D]]`` with
+    ``D = diag(1 / (gamma * w))``, assembled entry by entry."""
+    m = K.shape[0]
+    A = np.zeros((2 * m + 2, 2 * m + 2))
+    A[0, 2:2 + m] = A[2:2 + m, 0] = 1.0
+    A[1, 2 + m:] = A[2 + m:, 1] = 1.0
+    A[2:2 + m, 2 + m:] = K
+    A[2 + m:, 2:2 + m] = K.T
+    for i in range(m):
+        A[2 + i, 2 + i] = A[2 + m + i, 2 + m + i] = 1.0 / (gamma * w[i])
+    return A
+
+
+def reference(K, gamma, w, Y):
+    m = K.shape[0]
+    R = np.zeros((2 * m + 2, Y.shape[1]))
+    R[2:2 + m] = R[2 + m:] = Y
+    return np.linalg.solve(weighted_saddle(K, gamma, w), R)
+
+
+def problem(m=30, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    K = rng.uniform(0, 1, (m, m)) * (rng.uniform(size=(m, m)) < 0.3)
+    K += np.eye(m)
+    codes = rng.integers(0, k, m)
+    Y = -np.ones((m, k))
+    Y[np.arange(m), codes] = 1.0
+    w = np.array([1.0, 3.0, 0.5])[codes]
+    return K, codes, Y, w
+
+
+@pytest.mark.parametrize("solver", ["dense", "minres", "batched", "gmres"])
+def test_exact_solvers_match_dense_weighted_solve(solver):
+    K, _, Y, w = problem()
+    gamma = 0.3
+    expected = reference(K, gamma, w, Y)
+    result = solve_system(AsKLSSystem(K, gamma, weights=w), Y, solver=solver,
+                          regularization=None, rtol=1e-12)
+    np.testing.assert_allclose(result.x, expected, rtol=1e-7, atol=1e-8)
+    # A sparse kernel takes the same path with the same answer.
+    sparse_result = solve_system(AsKLSSystem(sp.csr_matrix(K), gamma, weights=w), Y,
+                                 solver=solver, regularization=None, rtol=1e-12)
+    np.testing.assert_allclose(sparse_result.x, expected, rtol=1e-7, atol=1e-8)
+
+
+@pytest.mark.parametrize("solver", ["dense", "batched", "lsqr"])
+def test_damped_least_squares_matches_dense_weighted_normal_equations(solver):
+    K, _, Y, w = problem(seed=1)
+    gamma, lam = 2.0, 0.5
+    A = weighted_saddle(K, gamma, w)
+    R = np.zeros((A.shape[0], Y.shape[1]))
+    R[2:2 + K.shape[0]] = R[2 + K.shape[0]:] = Y
+    expected = np.linalg.solve(A.T @ A + lam * np.eye(A.shape[0]), A.T @ R)
+    result = solve_system(AsKLSSystem(sp.csr_matrix(K), gamma, weights=w), Y, solver=solver,
+                          regularization=lam, rtol=1e-13)
+    np.testing.assert_allclose(result.x, expected, rtol=1e-6, atol=1e-7)
+
+
+def test_jacobi_and_ilu_preconditioners_take_the_weights():
+    K, _, Y, w = problem(seed=2)
+    expected = reference(K, 0.3, w, Y)
+    system = AsKLSSystem(sp.csr_matrix(K), 0.3, weights=w)
+    for solver, preconditioner in (("minres", "jacobi"), ("gmres", "ilu")):
+        result = solve_system(system, Y, solver=solver, regularization=None, rtol=1e-12,
+                              preconditioner=preconditioner)
+        np.testing.assert_allclose(result.x, expected, rtol=1e-7, atol=1e-8)
+
+
+def test_to_dense_is_the_weighted_matrix():
+    K, _, _, w = problem(m=7)
+    np.testing.assert_array_equal(AsKLSSystem(K, 0.7, weights=w).to_dense(),
+                                  weighted_saddle(K, 0.7, w))
+
+
+@pytest.mark.parametrize("kernel", ["asymmetric", "symmetric", "maps"])
+def test_spectral_solve_loo_and_folds_match_dense_weighted_solves(kernel):
+    K, codes, Y, w = problem(m=24, seed=3)
+    rng = np.random.default_rng(5)
+    if kernel == "symmetric":
+        K = K + K.T
+    if kernel == "maps":
+        U, V = rng.normal(size=(24, 6)), rng.normal(size=(24, 6))
+        K = U @ V.T
+        spectral = SpectralAsKLS(factors=(U, V), weights=w)
+    else:
+        spectral = SpectralAsKLS(K, weights=w)
+    m = K.shape[0]
+    for gamma in (0.05, 0.4):
+        expected = reference(K, gamma, w, Y)
+        intercepts, dual = spectral.solve(Y, gamma)
+        np.testing.assert_allclose(np.vstack([intercepts, dual[0], dual[1]]), expected,
+                                   rtol=1e-7, atol=1e-9)
+        loo = spectral.loo_scores(Y, gamma)
+        folds = [np.arange(0, 8), np.arange(8, 16), np.arange(16, 24)]
+        scores, _ = spectral.fold_scores(Y, gamma, folds)
+        for held in [np.array([i]) for i in (0, 5, 23)] + folds:
+            keep = np.setdiff1d(np.arange(m), held)
+            x = reference(K[np.ix_(keep, keep)], gamma, w[keep], Y[keep])
+            b1, b2 = x[0], x[1]
+            a, b = x[2:2 + keep.size], x[2 + keep.size:]
+            source = K[np.ix_(held, keep)] @ b + b1
+            target = K[np.ix_(keep, held)].T @ a + b2
+            held_scores = loo if held.size == 1 else scores
+            np.testing.assert_allclose(held_scores[0, held], source, rtol=1e-6, atol=1e-8)
+            np.testing.assert_allclose(held_scores[1, held], target, rtol=1e-6, atol=1e-8)
+
+
+def test_unit_weights_give_todays_solution_exactly():
+    K, _, Y, _ = problem(seed=4)
+    ones = np.ones(K.shape[0])
+    for solver in ("dense", "batched"):
+        plain = solve_system(AsKLSSystem(K, 0.3), Y, solver=solver, regularization=None)
+        unit = solve_system(AsKLSSystem(K, 0.3, weights=ones), Y, solver=solver,
+                            regularization=None)
+        np.testing.assert_array_equal(unit.x, plain.x)
+    plain = SpectralAsKLS(K).loo_scores(Y, 0.3)
+    unit = SpectralAsKLS(K, weights=ones).loo_scores(Y, 0.3)
+    np.testing.assert_allclose(unit, plain, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("weights, message", [
+    (np.ones(3), r"shape \(30,\)"), (-np.ones(30), "positive"),
+    (np.full(30, np.nan), "positive"), ("x", "numeric"),
+])
+def test_bad_weights_are_clear_errors(weights, message):
+    K, _, _, _ = problem()
+    with pytest.raises((ValueError, TypeError), match=message):
+        AsKLSSystem(K, 1.0, weights=weights)
