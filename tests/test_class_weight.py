@@ -137,3 +137,122 @@ def test_bad_weights_are_clear_errors(weights, message):
     K, _, _, _ = problem()
     with pytest.raises((ValueError, TypeError), match=message):
         AsKLSSystem(K, 1.0, weights=weights)
+
+
+# ---- AsKLSClassifier(class_weight=...) -------------------------------------------------
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+from digraph_askls import AsKLSClassifier, KernelViews  # noqa: E402
+
+
+def asymmetric_kernel(A, B):
+    """A skewed Gaussian similarity on vectors (as the contract tests of the models)."""
+    d2 = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
+    return np.exp(-d2 / 4.0) * (1.0 + 0.3 * np.tanh(A[:, None, 0] - B[None, :, 0]))
+
+
+@parametrize_with_checks([
+    AsKLSClassifier(kernel=asymmetric_kernel, gamma=100.0, class_weight="balanced"),
+    AsKLSClassifier(kernel="precomputed", merge="source", class_weight="balanced"),
+    AsKLSClassifier(kernel=asymmetric_kernel, merge="stack", n_folds=3, random_state=0,
+                    class_weight="balanced"),
+    AsKLSClassifier(kernel=asymmetric_kernel, merge="joint", n_folds=3, random_state=0,
+                    class_weight="balanced"),
+])
+def test_scikit_learn_contract_with_class_weight(estimator, check):
+    check(estimator)
+
+
+def test_check_estimator_passes_in_full_with_class_weight():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    results = check_estimator(AsKLSClassifier(kernel=asymmetric_kernel, gamma=100.0,
+                                              class_weight="balanced"), on_fail=None)
+    failed = [(r["check_name"], str(r["exception"])[:200]) for r in results
+              if r["status"] == "failed"]
+    assert len(results) > 40 and failed == []
+
+
+def test_class_weighted_fit_is_the_dense_weighted_solve():
+    K, codes, Y, _ = problem(m=30, seed=6)
+    weights = {0: 1.0, 1: 3.0, 2: 0.5}
+    for solver in ("dense", "batched"):
+        clf = AsKLSClassifier(gamma=0.3, solver=solver, class_weight=weights,
+                              regularization=None).fit(K, codes)
+        x = reference(K, 0.3, np.array([1.0, 3.0, 0.5])[codes], Y)
+        intercepts, dual = clf.coefficient_blocks()
+        np.testing.assert_allclose(np.vstack([intercepts, dual[0], dual[1]]), x,
+                                   rtol=1e-7, atol=1e-9)
+
+
+def test_leave_one_out_merge_decomposes_the_weighted_system():
+    K, codes, Y, _ = problem(m=30, seed=7)
+    clf = AsKLSClassifier(gamma=0.3, merge="stack_loo", class_weight="balanced").fit(K, codes)
+    w = clf.class_weight_[codes]
+    intercepts, dual = clf.coefficient_blocks()
+    np.testing.assert_allclose(np.vstack([intercepts, dual[0], dual[1]]),
+                               reference(K, 0.3, w, Y), rtol=1e-7, atol=1e-9)
+    # Its stacking scores are the leave-one-out scores of the weighted system.
+    held = 4
+    keep = np.setdiff1d(np.arange(30), [held])
+    x = reference(K[np.ix_(keep, keep)], 0.3, w[keep], Y[keep])
+    source = K[held, keep] @ x[2 + keep.size:] + x[0]
+    np.testing.assert_allclose(clf.stacking_scores_[held, 0], source, rtol=1e-6)
+
+
+def test_balanced_weights_are_scikit_learns():
+    from sklearn.utils.class_weight import compute_class_weight
+
+    K, codes, _, _ = problem(m=30, seed=8)
+    labels = np.array(["a", "b", "c"])[codes]
+    clf = AsKLSClassifier(gamma=0.3, class_weight="balanced").fit(K, labels)
+    np.testing.assert_array_equal(
+        clf.class_weight_, compute_class_weight("balanced", classes=clf.classes_, y=labels))
+    assert clf.class_weight_.std() > 0    # the draw is imbalanced: the test means something
+
+
+def test_unit_class_weights_give_the_unweighted_model():
+    K, codes, _, _ = problem(m=30, seed=9)
+    for merge in ("average", "stack", "stack_loo", "joint_train"):
+        plain = AsKLSClassifier(gamma=0.3, merge=merge, random_state=0).fit(K, codes)
+        unit = AsKLSClassifier(gamma=0.3, merge=merge, random_state=0,
+                               class_weight={0: 1.0, 1: 1.0, 2: 1.0}).fit(K, codes)
+        views = KernelViews(K[:5], K[:, :5])
+        np.testing.assert_allclose(unit.decision_function(views),
+                                   plain.decision_function(views), rtol=1e-9, atol=1e-9)
+
+
+def test_stackers_learn_with_the_class_weights_as_sample_weights():
+    from sklearn.linear_model import LogisticRegression
+
+    K, codes, _, _ = problem(m=60, seed=10)
+    clf = AsKLSClassifier(gamma=0.3, merge="stack_train",
+                          class_weight={0: 1.0, 1: 4.0, 2: 0.5}).fit(K, codes)
+    weights = clf.class_weight_[codes]
+    features = clf.stacking_scores_[:, :, 1]
+    scaled = (features - features.mean(axis=0)) / features.std(axis=0)
+    expected = LogisticRegression(C=np.inf, solver="newton-cholesky", max_iter=1000).fit(
+        scaled, (codes == 1).astype(int), sample_weight=weights)
+    fitted = clf.stackers_[1][-1]
+    np.testing.assert_allclose(fitted.coef_, expected.coef_, rtol=1e-5)
+    unweighted = LogisticRegression(C=np.inf, solver="newton-cholesky", max_iter=1000).fit(
+        scaled, (codes == 1).astype(int))
+    assert not np.allclose(fitted.coef_, unweighted.coef_, rtol=1e-3)
+
+
+@pytest.mark.parametrize("class_weight, message", [
+    ({0: 1.0, 7: 2.0}, r"not among the training labels: \[7\]"),
+    ({0: -1.0}, "positive finite"),
+    ({0: float("nan")}, "positive finite"),
+])
+def test_bad_class_weights_are_clear_errors(class_weight, message):
+    K, codes, _, _ = problem(m=30)
+    with pytest.raises(ValueError, match=message):
+        AsKLSClassifier(class_weight=class_weight).fit(K, codes)
+
+
+def test_class_weight_with_a_multi_label_target_is_an_error():
+    K, _, _, _ = problem(m=30)
+    Y = np.random.default_rng(0).integers(0, 2, (30, 3))
+    with pytest.raises(ValueError, match="class_weight is not defined for a multi-label"):
+        AsKLSClassifier(class_weight="balanced").fit(K, Y)
