@@ -49,7 +49,7 @@ def check_multilabel(Y, n_samples=None, allow_unlabelled=False):
     --------
     >>> Y, labelled = check_multilabel([[1, 0], [-1, -1], [1, 1]], allow_unlabelled=True)
     >>> Y.tolist(), labelled.tolist()
-    [[1, 0], [-1, -1], [1, 1]], [True, False, True]
+    ([[1, 0], [-1, -1], [1, 1]], [True, False, True])
     """
     Y = Y.toarray() if sp.issparse(Y) else np.asarray(Y)
     if Y.ndim != 2 or Y.shape[1] < 1:
@@ -68,7 +68,8 @@ def check_multilabel(Y, n_samples=None, allow_unlabelled=False):
             f"a multi-label target must hold only {', '.join(map(str, allowed))} "
             f"(1: has the label, 0: has not"
             f"{'; a row of -1: unlabelled' if allow_unlabelled else ''}), got "
-            f"{Y[row, col]!r} at row {row}, column {col} ({int(bad.sum())} such entries)")
+            f"{Y[row, col].item()!r} at row {int(row)}, column {int(col)} "
+            f"({int(bad.sum())} such entries)")
     unlabelled = (Y == -1)
     mixed = unlabelled.any(axis=1) & ~unlabelled.all(axis=1)
     if mixed.any():

@@ -1,0 +1,90 @@
+"""Multi-label targets in AsKLSClassifier: one matrix, one right-hand side per label."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics import f1_score
+from sklearn.multiclass import OneVsRestClassifier
+
+from digraph_askls import AsKLSClassifier, KernelViews
+from digraph_askls.models._targets import check_multilabel
+
+
+def kernel_problem(m=50, n_labels=3, seed=0):
+    rng = np.random.default_rng(seed)
+    K = rng.uniform(size=(m, m)) * (rng.uniform(size=(m, m)) < 0.4) + np.eye(m)
+    Y = (rng.uniform(size=(m, n_labels)) < 0.4).astype(int)
+    Y[0], Y[1] = 1, 0          # every label has both values
+    views = KernelViews(rng.uniform(size=(12, m)), rng.uniform(size=(m, 12)))
+    return K, Y, views
+
+
+@pytest.mark.parametrize("merge", ["average", "source", "target", "stack_loo", "stack_train"])
+def test_equals_one_vs_rest_of_the_single_label_model(merge):
+    # The same model: each label's column of the one solve is the binary problem that
+    # OneVsRestClassifier solves on its own (the folded "stack" merge differs only in
+    # its folds, stratified by each label alone).
+    K, Y, views = kernel_problem()
+    multi = AsKLSClassifier(gamma=0.5, merge=merge).fit(K, Y)
+    ovr = OneVsRestClassifier(AsKLSClassifier(gamma=0.5, merge=merge)).fit(K, Y)
+    np.testing.assert_allclose(multi.decision_function(views), ovr.decision_function(views),
+                               rtol=0, atol=1e-10)
+    expected = np.column_stack([model.predict(views) for model in ovr.estimators_])
+    np.testing.assert_array_equal(multi.predict(views), expected)
+    assert multi.predict(views).shape == (12, 3)
+    if merge.startswith("stack"):
+        proba = multi.predict_proba(views)
+        np.testing.assert_allclose(
+            proba, np.column_stack([m.predict_proba(views)[:, 1] for m in ovr.estimators_]),
+            atol=1e-10)
+        assert proba.shape == (12, 3)
+        np.testing.assert_array_equal(multi.predict(views), (proba > 0.5).astype(int))
+
+
+def test_sparse_indicator_gives_the_same_model_and_sparse_predictions():
+    K, Y, views = kernel_problem(seed=1)
+    dense = AsKLSClassifier(gamma=0.5, merge="source").fit(K, Y)
+    sparse = AsKLSClassifier(gamma=0.5, merge="source").fit(K, sp.csr_matrix(Y))
+    np.testing.assert_array_equal(sparse.decision_function(views.source),
+                                  dense.decision_function(views.source))
+    predicted = sparse.predict(views.source)
+    assert sp.issparse(predicted)
+    np.testing.assert_array_equal(predicted.toarray(), dense.predict(views.source))
+
+
+def test_learns_overlapping_labels_of_clustered_points():
+    rng = np.random.default_rng(2)
+    centres = rng.normal(scale=4.0, size=(4, 2))
+    groups = rng.integers(0, 4, 300)
+    X = centres[groups] + rng.normal(size=(300, 2))
+    # Labels: "group 0 or 1", "group 1 or 2", "group 3" (some points have two).
+    Y = np.column_stack([np.isin(groups, [0, 1]), np.isin(groups, [1, 2]),
+                         groups == 3]).astype(int)
+    clf = AsKLSClassifier(kernel="rbf", gamma=1.0).fit(X[:200], Y[:200])
+    assert f1_score(Y[200:], clf.predict(X[200:]), average="micro") > 0.9
+
+
+@pytest.mark.parametrize("Y, message", [
+    (np.full((50, 3), 2), r"only 0, 1 .* got 2 at row 0"),
+    (np.full((50, 3), -1), r"only 0, 1 .* got -1"),
+    (np.full((50, 3), 0.5), r"only 0, 1"),
+    (np.full((50, 3), "a"), "must hold 0 and 1"),
+    (np.ones((49, 3)), "49"),
+])
+def test_bad_multi_label_targets_are_clear_errors(Y, message):
+    K, _, _ = kernel_problem()
+    with pytest.raises(ValueError, match=message):
+        AsKLSClassifier().fit(K, Y)
+
+
+def test_unlabelled_rows_for_the_node_api():
+    Y, labelled = check_multilabel([[1, 0], [-1, -1], [0, 0]], allow_unlabelled=True)
+    assert labelled.tolist() == [True, False, True]
+    with pytest.raises(ValueError, match="mixing -1 with 0/1 at row 1"):
+        check_multilabel([[1, 0], [-1, 1], [0, 0]], allow_unlabelled=True)
+
+
+def test_joint_merges_refuse_a_multi_label_target():
+    K, Y, _ = kernel_problem()
+    with pytest.raises(ValueError, match="multinomial model over exclusive classes"):
+        AsKLSClassifier(merge="joint").fit(K, Y)
