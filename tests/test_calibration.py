@@ -86,3 +86,65 @@ def test_shrinkage_vanishes_with_many_labels():
 def test_bad_codes_are_clear_errors():
     with pytest.raises(ValueError, match="class codes in"):
         TemperatureCalibrator().fit(np.zeros((3, 2)), [0, 2, 1])
+
+
+# ---- the calibrator on the merge of AsKLSClassifier ------------------------------------
+import warnings  # noqa: E402
+
+from digraph_askls import AsKLSClassifier, KernelViews  # noqa: E402
+from digraph_askls.models._calibration import (  # noqa: E402
+    fit_merge_calibrator, held_out_merge_proba, log_proba,
+)
+from digraph_askls.models._folds import kfold_splits  # noqa: E402
+from digraph_askls.models._stackers import joint_logistic_regression  # noqa: E402
+
+#: The README's 6-node graph ("Ten lines"): the kernel that NodeClassifier selects there
+#: (SmoothedAttributeKernel, 3 decimals), nodes 0, 1, 3, 4 labelled a, a, b, b.
+README_KERNEL = np.array([
+    [1.0, 1.0, 0.986, 0.669, 0.538, 0.538], [1.0, 1.0, 0.986, 0.669, 0.538, 0.538],
+    [0.986, 0.986, 1.0, 0.782, 0.669, 0.669], [0.669, 0.669, 0.782, 1.0, 0.986, 0.986],
+    [0.538, 0.538, 0.669, 0.986, 1.0, 1.0], [0.538, 0.538, 0.669, 0.986, 1.0, 1.0]])
+
+
+@pytest.mark.parametrize("merge", ["stack_loo", "stack_train", "joint_loo"])
+def test_four_labels_of_the_readme_example_give_no_probability_above_099(merge):
+    train, test = np.array([0, 1, 3, 4]), np.array([2, 5])
+    y = np.array([0, 0, 1, 1])
+    K = README_KERNEL
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # separable stacking scores: ill-conditioned
+        clf = AsKLSClassifier(gamma=0.1, merge=merge).fit(K[np.ix_(train, train)], y)
+        proba = clf.predict_proba(KernelViews(K[np.ix_(test, train)], K[np.ix_(train, test)]))
+        calibrator = fit_merge_calibrator(clf, clf.stacking_scores_, y, random_state=0)
+    calibrated = calibrator.predict_proba(log_proba(proba))
+    assert calibrated.max() <= 5 / 6 + 1e-12 < 0.99
+    assert calibrated.argmax(axis=1).tolist() == proba.argmax(axis=1).tolist()
+    if merge == "stack_train":
+        assert proba.max() > 0.99          # what the merge answers alone
+
+
+def test_held_out_merge_proba_refits_the_stackers_without_each_part():
+    rng = np.random.default_rng(3)
+    m = 60
+    codes = np.repeat([0, 1, 2], 20)
+    K = rng.uniform(size=(m, m)) + 2.0 * (codes[:, None] == codes[None, :])
+    clf = AsKLSClassifier(gamma=0.1, merge="joint_loo").fit(K, codes)
+    features = clf.stacking_scores_
+    held_out = held_out_merge_proba(clf, features, codes, n_folds=5, random_state=0)
+    expected = np.zeros((m, 3))
+    for train, valid in kfold_splits(codes, 5, 0):
+        model = joint_logistic_regression().fit(features[train].reshape(train.size, -1),
+                                                codes[train])
+        expected[valid] = model.predict_proba(features[valid].reshape(valid.size, -1))
+    np.testing.assert_allclose(held_out, expected, rtol=1e-10, atol=1e-12)
+    # Not the stackers' in-sample probabilities.
+    assert not np.allclose(held_out, clf.proba_from_view_scores(features), atol=1e-3)
+
+
+def test_multi_label_models_are_refused():
+    rng = np.random.default_rng(4)
+    K = rng.uniform(size=(30, 30)) + np.eye(30)
+    Y = np.tile([[1, 0], [0, 1], [1, 1]], (10, 1))
+    clf = AsKLSClassifier(merge="stack_loo").fit(K, Y)
+    with pytest.raises(ValueError, match="multi-label"):
+        held_out_merge_proba(clf, clf.stacking_scores_, np.zeros(30, dtype=int))

@@ -23,10 +23,15 @@ shrinkage is part of the map the held-out scores choose, not a correction laid o
 The argmax of ``p`` is that of ``z`` except where the prior would decide a tie.
 """
 
+import copy
+
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-__all__ = ["TemperatureCalibrator"]
+from ._folds import kfold_splits
+
+__all__ = ["TemperatureCalibrator", "fit_merge_calibrator", "held_out_merge_proba",
+           "log_proba"]
 
 #: Bounds of ``log T`` for logits standardised to unit standard deviation.
 LOG_TEMPERATURE_BOUNDS = (-6.0, 6.0)
@@ -130,3 +135,79 @@ class TemperatureCalibrator:
         """The largest probability the calibrator can give, ``(n + a max pi) / (n + a)``."""
         return float((self.n_evidence_ + self.pseudo_count_ * self.prior_.max())
                      / (self.n_evidence_ + self.pseudo_count_))
+
+
+def held_out_merge_proba(estimator, features, codes, n_folds=5, random_state=None):
+    """The merge's class probabilities of the training samples, held out all the way.
+
+    ``features`` (m, n_views, k) are held-out view scores of the training samples (the
+    out-of-fold or leave-one-out scores the estimator's merge learnt: its
+    ``stacking_scores_``, or the selection's fold scores). The mean of the views reads
+    them as they are; a stacker was fitted on these very scores, so its probabilities of
+    them are not held out: the stackers are refitted on ``n_folds`` folds of the scores
+    (stratified where every class has ``n_folds`` samples) and each part scored by the
+    stackers that did not see it.
+
+    Parameters
+    ----------
+    estimator : AsKLSClassifier
+        Fitted, single-label.
+    features : ndarray of shape (m, n_views, k)
+    codes : ndarray of shape (m,)
+        Class codes (column indices of ``estimator.classes_``) of the training samples.
+    n_folds : int, default=5
+    random_state : int or None
+
+    Returns
+    -------
+    ndarray of shape (m, n_classes)
+    """
+    if getattr(estimator, "_multilabel", False):
+        raise ValueError("calibration of a multi-label model is not defined here: its "
+                         "labels' probabilities are not one distribution")
+    codes = np.asarray(codes)
+    if not estimator._stacking():
+        return estimator.proba_from_view_scores(features)
+    k = estimator.classes_.size
+    proba = np.zeros((codes.size, k))
+    labels = estimator._label_columns(codes)
+    for train, valid in kfold_splits(codes, n_folds, random_state):
+        fold = copy.deepcopy(estimator)
+        fold._fit_stackers(features[train], codes[train], labels[train])
+        if estimator._joint_stacking() and not estimator._blending():
+            stacker = fold.stackers_[0]     # its classes: those of the fold's samples
+            proba[np.ix_(valid, stacker.classes_)] = stacker.predict_proba(
+                features[valid].reshape(valid.size, -1))
+        else:
+            proba[valid] = fold._stacked_proba(features[valid])
+    return proba
+
+
+def fit_merge_calibrator(estimator, features, codes, *, n_folds=5, random_state=None,
+                         pseudo_count="auto"):
+    """A :class:`TemperatureCalibrator` of an estimator's class probabilities, fitted on
+    :func:`held_out_merge_proba` (the logits are the log-probabilities, whose softmax is
+    the probabilities themselves). Calibrate new probabilities ``p`` with
+    ``calibrator.predict_proba(np.log(p))`` (see :func:`log_proba`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from digraph_askls import AsKLSClassifier, KernelViews
+    >>> rng = np.random.default_rng(0)
+    >>> K = rng.uniform(size=(40, 40)) + 5 * np.kron(np.eye(2), np.ones((20, 20)))
+    >>> y = np.repeat([0, 1], 20)
+    >>> clf = AsKLSClassifier(gamma=0.1, merge="stack_loo").fit(K, y)
+    >>> calibrator = fit_merge_calibrator(clf, clf.stacking_scores_, y, random_state=0)
+    >>> views = KernelViews(source=K[:3], target=K[:, :3])
+    >>> proba = calibrator.predict_proba(log_proba(clf.predict_proba(views)))
+    >>> proba.shape, bool(proba.max() <= calibrator.max_probability())
+    ((3, 2), True)
+    """
+    held_out = held_out_merge_proba(estimator, features, codes, n_folds, random_state)
+    return TemperatureCalibrator(pseudo_count).fit(log_proba(held_out), np.asarray(codes))
+
+
+def log_proba(proba):
+    """Logarithms of probabilities, 0 floored at the smallest normal float."""
+    return np.log(np.maximum(np.asarray(proba, dtype=np.float64), np.finfo(float).tiny))
