@@ -43,7 +43,7 @@ from .kernels._smoothed import normalized_undirected
 
 __all__ = ["random_splits", "class_splits", "fixed_splits", "evaluate_node_classifier",
            "TrialResults", "kernel_family", "takes_valid", "linear_reference_features",
-           "expected_calibration_error"]
+           "expected_calibration_error", "multilabel_splits", "top_k_f1"]
 
 logger = logging.getLogger(__name__)
 
@@ -504,3 +504,76 @@ def expected_calibration_error(y_true, proba, n_bins=10):
     gap = np.abs(np.bincount(bins, weights=correct, minlength=n_bins)
                  - np.bincount(bins, weights=confidence, minlength=n_bins))
     return float(gap.sum() / y_true.size)
+
+
+def multilabel_splits(label_matrix, train_size=0.5, n_trials=10, random_state=None):
+    """Random splits of the nodes that have labels, for several labels per node.
+
+    The protocol of the embedding literature on BlogCatalog, PPI and Flickr (DeepWalk,
+    node2vec, NetMF): a random ``train_size`` (10 % to 90 %) of the labelled nodes for
+    training, the rest for testing, scored by :func:`top_k_f1`. Nodes without a label are
+    never drawn. The draws are those of :func:`random_splits` on the labelled nodes.
+
+    Parameters
+    ----------
+    label_matrix : array-like or sparse matrix of shape (n_nodes, n_labels)
+        0/1 indicator (``Graph.label_matrix``).
+    train_size : float, default=0.5
+    n_trials : int, default=10
+    random_state : int or None
+
+    Returns
+    -------
+    list of (seed, train, test)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 0], [0, 1], [1, 1], [0, 0], [1, 0]])
+    >>> [(t.tolist(), s.tolist()) for _, t, s in multilabel_splits(Y, 0.5, 1, 0)]
+    [([0, 2], [1, 4])]
+    """
+    from .models._targets import check_multilabel
+
+    Y, _ = check_multilabel(label_matrix)
+    has_labels = np.where(Y.sum(axis=1) > 0, 0, -1)
+    return random_splits(has_labels, train_size=train_size, n_trials=n_trials,
+                         random_state=random_state)
+
+
+def top_k_f1(y_true, scores):
+    """Micro- and macro-F1 of top-k predictions, each node given as many labels as it has.
+
+    The scoring of the embedding literature's multi-label protocol: node ``i`` with
+    ``k_i`` true labels is predicted the ``k_i`` labels of highest ``scores[i]`` (ties
+    to the lower column), then scikit-learn's ``f1_score`` with ``average="micro"`` and
+    ``"macro"`` (a label neither true nor predicted on the test nodes scores 0).
+
+    Parameters
+    ----------
+    y_true : array-like or sparse matrix of shape (n, n_labels)
+        0/1 indicator of the test nodes.
+    scores : array-like of shape (n, n_labels)
+        Any scores (decision values, probabilities), higher meaning more likely.
+
+    Returns
+    -------
+    (micro_f1, macro_f1) : tuple of float
+
+    Examples
+    --------
+    >>> top_k_f1([[1, 0, 1], [0, 1, 0]], [[0.9, 0.5, 0.1], [0.2, 0.7, 0.1]])
+    (0.6666666666666666, 0.5555555555555555)
+    """
+    from .models._targets import check_multilabel
+
+    Y, _ = check_multilabel(y_true)
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.shape != Y.shape:
+        raise ValueError(f"scores must have the shape of y_true {Y.shape}, got {scores.shape}")
+    order = np.argsort(-scores, axis=1, kind="stable")
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(Y.shape[1])[None, :].repeat(len(Y), 0), axis=1)
+    predicted = (rank < Y.sum(axis=1, keepdims=True)).astype(int)
+    return (float(f1_score(Y, predicted, average="micro", zero_division=0)),
+            float(f1_score(Y, predicted, average="macro", zero_division=0)))

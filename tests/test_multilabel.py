@@ -88,3 +88,38 @@ def test_joint_merges_refuse_a_multi_label_target():
     K, Y, _ = kernel_problem()
     with pytest.raises(ValueError, match="multinomial model over exclusive classes"):
         AsKLSClassifier(merge="joint").fit(K, Y)
+
+
+# ---- the embedding literature's protocol -----------------------------------------------
+from sklearn.metrics import f1_score as sk_f1  # noqa: E402
+
+from digraph_askls.evaluation import multilabel_splits, top_k_f1  # noqa: E402
+
+
+def test_top_k_f1_by_hand():
+    Y = np.array([[1, 0, 1, 0], [0, 1, 0, 0], [1, 1, 1, 0], [0, 0, 0, 1]])
+    scores = np.array([[0.9, 0.8, 0.1, 0.0],     # 2 true: predicts 0, 1
+                       [0.1, 0.2, 0.3, 0.0],     # 1 true: predicts 2
+                       [0.5, 0.4, 0.3, 0.2],     # 3 true: predicts 0, 1, 2
+                       [0.0, 0.0, 0.0, 0.0]])    # 1 true: a tie, predicts column 0
+    predicted = np.array([[1, 1, 0, 0], [0, 0, 1, 0], [1, 1, 1, 0], [1, 0, 0, 0]])
+    # Micro: 4 right of 7 predicted and 7 true.
+    micro, macro = top_k_f1(Y, scores)
+    assert micro == pytest.approx(4 / 7)
+    assert macro == pytest.approx(sk_f1(Y, predicted, average="macro", zero_division=0))
+    # Label by label: 0: P 2/3 R 1; 1: P 1/2 R 1/2; 2: P 1/2 R 1/2; 3: 0.
+    assert macro == pytest.approx((0.8 + 0.5 + 0.5 + 0.0) / 4)
+    assert top_k_f1(sp.csr_matrix(Y), scores) == (micro, macro)
+
+
+def test_multilabel_splits_draw_only_labelled_nodes():
+    rng = np.random.default_rng(0)
+    Y = (rng.uniform(size=(200, 5)) < 0.3).astype(int)
+    has = np.flatnonzero(Y.sum(axis=1) > 0)
+    for fraction in (0.1, 0.5, 0.9):
+        splits = multilabel_splits(Y, fraction, n_trials=3, random_state=0)
+        for _, train, test in splits:
+            assert np.intersect1d(train, test).size == 0
+            np.testing.assert_array_equal(np.union1d(train, test), has)
+            assert train.size == round(fraction * has.size)
+        assert not np.array_equal(splits[0][1], splits[1][1])
