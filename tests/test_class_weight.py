@@ -256,3 +256,53 @@ def test_class_weight_with_a_multi_label_target_is_an_error():
     Y = np.random.default_rng(0).integers(0, 2, (30, 3))
     with pytest.raises(ValueError, match="class_weight is not defined for a multi-label"):
         AsKLSClassifier(class_weight="balanced").fit(K, Y)
+
+
+def test_cg_with_scores_solves_the_weighted_system_and_scores_every_sample():
+    from digraph_askls.linalg._scores import solve_many_with_scores, solve_with_scores
+
+    rng = np.random.default_rng(11)
+    K_all = rng.uniform(size=(40, 40)) / 40
+    rows = np.sort(rng.choice(40, 25, replace=False))
+    codes = rng.integers(0, 3, 25)
+    Y = -np.ones((25, 3))
+    Y[np.arange(25), codes] = 1.0
+    w = np.array([1.0, 3.0, 0.5])[codes]
+
+    def products(B, A):
+        return K_all[:, rows] @ B, K_all[rows, :].T @ A
+
+    solution = solve_with_scores(products, rows, 40, Y, 0.5, rtol=1e-12, weights=w)
+    x = reference(K_all[np.ix_(rows, rows)], 0.5, w, Y)
+    np.testing.assert_allclose(solution.result.x, x, rtol=1e-8, atol=1e-10)
+    b1, b2, a, b = x[0], x[1], x[2:27], x[27:]
+    np.testing.assert_allclose(solution.source + solution.intercepts[0],
+                               K_all[:, rows] @ b + b1, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(solution.target + solution.intercepts[1],
+                               K_all[rows, :].T @ a + b2, rtol=1e-8, atol=1e-10)
+    # Several weighted training sets through shared products, as the folds go.
+    both = solve_many_with_scores(
+        lambda blocks: [products(*block[1:]) if block[0] is rows else
+                        (K_all[:, block[0]] @ block[1], K_all[block[0], :].T @ block[2])
+                        for block in blocks],
+        [(rows, Y, w), (rows[:10], Y[:10], w[:10])], 40, 0.5, rtol=1e-12)
+    np.testing.assert_allclose(both[0].result.x, x, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(both[1].result.x,
+                               reference(K_all[np.ix_(rows[:10], rows[:10])], 0.5, w[:10],
+                                         Y[:10]), rtol=1e-8, atol=1e-10)
+
+
+def test_tridiagonal_lssvm_solves_the_weighted_symmetric_system():
+    from digraph_askls.linalg import TridiagonalLSSVM
+
+    K, codes, Y, w = problem(m=24, seed=12)
+    K = (K + K.T) / 2
+    tridiagonal = TridiagonalLSSVM(K, weights=w)
+    folds = [np.arange(0, 8), np.arange(8, 16), np.arange(16, 24)]
+    for gamma in (0.05, 0.4):
+        intercepts, dual = tridiagonal.solve(Y, gamma)
+        np.testing.assert_allclose(np.vstack([intercepts, dual[0], dual[1]]),
+                                   reference(K, gamma, w, Y), rtol=1e-7, atol=1e-9)
+        scores, _ = tridiagonal.fold_scores(Y, gamma, folds)
+        expected, _ = SpectralAsKLS(K, weights=w).fold_scores(Y, gamma, folds)
+        np.testing.assert_allclose(scores, expected, rtol=1e-7, atol=1e-9)
