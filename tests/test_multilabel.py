@@ -123,3 +123,18 @@ def test_multilabel_splits_draw_only_labelled_nodes():
             np.testing.assert_array_equal(np.union1d(train, test), has)
             assert train.size == round(fraction * has.size)
         assert not np.array_equal(splits[0][1], splits[1][1])
+
+
+@pytest.mark.parametrize("merge", ["stack_loo", "average"])
+def test_a_solution_found_elsewhere_fits_a_multi_label_estimator(merge):
+    # The path of NodeClassifier, whose selection solves the system its own way.
+    K, Y, views = kernel_problem(seed=5)
+    fitted = AsKLSClassifier(gamma=0.5, merge=merge).fit(K, Y)
+    scores = fitted.stacking_scores_ if merge == "stack_loo" else None
+    rebuilt = AsKLSClassifier.from_solution(
+        Y, fitted.coefficient_blocks(), fitted.coefficient_blocks(), None,
+        stacking_scores=scores, view_scores=np.zeros((2, 50, 3)), gamma=0.5, merge=merge)
+    np.testing.assert_array_equal(rebuilt.predict(views), fitted.predict(views))
+    np.testing.assert_allclose(rebuilt.decision_function(views),
+                               fitted.decision_function(views), atol=1e-12)
+    assert hasattr(rebuilt, "predict_proba") == (merge == "stack_loo")

@@ -175,8 +175,9 @@ class AsKLSClassifier(_KernelLSClassifier):
 
         Parameters
         ----------
-        y : array-like of shape (m,)
-            Training labels.
+        y : array-like of shape (m,), or (m, n_labels)
+            Training labels, or a multi-label 0/1 indicator (the stacking merges give it
+            probabilities per label; the mean view has no softmax over labels).
         coefficients : tuple (intercepts (2, k), dual (2, m, k))
             The model on all training samples (``b1, b2`` and ``a~, b~`` per column).
         stacking_model : tuple (intercepts (2, k), dual (2, m, k))
@@ -207,7 +208,7 @@ class AsKLSClassifier(_KernelLSClassifier):
         estimator.n_iter_ = 0 if result is None else result.n_iter
         if estimator._stacking():
             estimator._fit_stackers(stacking_scores, codes, estimator._label_columns(codes))
-        else:
+        elif not estimator._multilabel:     # a multi-label model has no softmax over labels
             index = [("source", "target").index(view) for view in estimator._views_used()]
             views = view_scores if len(index) == 2 else view_scores[index]
             estimator.view_temperature_ = fit_temperature(view_logits(views.mean(axis=0), 1),
@@ -382,8 +383,7 @@ class AsKLSClassifier(_KernelLSClassifier):
             X, Y = validate_data(self, X, Y, dtype=np.float64, multi_output=True)
             self.X_fit_ = X
             K = check_kernel_matrix(self._kernel_function()(X, X), name="the kernel K(X, X)")
-        self._sparse_target = sp.issparse(y)
-        return self._fit_kernel(K, Y)
+        return self._fit_kernel(K, sp.csr_matrix(Y) if sp.issparse(y) else Y)
 
     def _start_fit(self, y, shape):
         """Check the training target; set ``classes_``, ``shape_fit_`` and the class
@@ -403,6 +403,7 @@ class AsKLSClassifier(_KernelLSClassifier):
             raise ValueError(f"merge={self.merge!r} fits one multinomial model over "
                              "exclusive classes; a multi-label target takes 'average', "
                              "'stack', 'stack_train', 'stack_loo', 'source' or 'target'")
+        self._sparse_target = sp.issparse(y)    # predictions in the target's form
         Y, _ = check_multilabel(y, shape[0])
         self.classes_ = np.arange(Y.shape[1])
         self.shape_fit_ = shape
