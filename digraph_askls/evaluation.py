@@ -500,7 +500,6 @@ def expected_calibration_error(y_true, proba, n_bins=10):
     correct = proba.argmax(axis=1) == y_true
     # Right-closed intervals: b / n_bins is the float nearest each edge, as a user writes it.
     bins = np.searchsorted(np.arange(1, n_bins) / n_bins, confidence, side="left")
-    counts = np.bincount(bins, minlength=n_bins)
     gap = np.abs(np.bincount(bins, weights=correct, minlength=n_bins)
                  - np.bincount(bins, weights=confidence, minlength=n_bins))
     return float(gap.sum() / y_true.size)

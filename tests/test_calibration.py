@@ -89,14 +89,16 @@ def test_bad_codes_are_clear_errors():
 
 
 # ---- the calibrator on the merge of AsKLSClassifier ------------------------------------
-import warnings  # noqa: E402
+import warnings
 
-from digraph_askls import AsKLSClassifier, KernelViews  # noqa: E402
-from digraph_askls.models._calibration import (  # noqa: E402
-    fit_merge_calibrator, held_out_merge_proba, log_proba,
+from digraph_askls import AsKLSClassifier, KernelViews
+from digraph_askls.models._calibration import (
+    fit_merge_calibrator,
+    held_out_merge_proba,
+    log_proba,
 )
-from digraph_askls.models._folds import kfold_splits  # noqa: E402
-from digraph_askls.models._stackers import joint_logistic_regression  # noqa: E402
+from digraph_askls.models._folds import kfold_splits
+from digraph_askls.models._stackers import joint_logistic_regression
 
 #: The README's 6-node graph ("Ten lines"): the kernel that NodeClassifier selects there
 #: (SmoothedAttributeKernel, 3 decimals), nodes 0, 1, 3, 4 labelled a, a, b, b.

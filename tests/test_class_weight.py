@@ -85,7 +85,7 @@ def test_to_dense_is_the_weighted_matrix():
 
 @pytest.mark.parametrize("kernel", ["asymmetric", "symmetric", "maps"])
 def test_spectral_solve_loo_and_folds_match_dense_weighted_solves(kernel):
-    K, codes, Y, w = problem(m=24, seed=3)
+    K, _, Y, w = problem(m=24, seed=3)
     rng = np.random.default_rng(5)
     if kernel == "symmetric":
         K = K + K.T
@@ -140,9 +140,9 @@ def test_bad_weights_are_clear_errors(weights, message):
 
 
 # ---- AsKLSClassifier(class_weight=...) -------------------------------------------------
-from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from digraph_askls import AsKLSClassifier, KernelViews  # noqa: E402
+from digraph_askls import AsKLSClassifier, KernelViews
 
 
 def asymmetric_kernel(A, B):
@@ -295,7 +295,7 @@ def test_cg_with_scores_solves_the_weighted_system_and_scores_every_sample():
 def test_tridiagonal_lssvm_solves_the_weighted_symmetric_system():
     from digraph_askls.linalg import TridiagonalLSSVM
 
-    K, codes, Y, w = problem(m=24, seed=12)
+    K, _, Y, w = problem(m=24, seed=12)
     K = (K + K.T) / 2
     tridiagonal = TridiagonalLSSVM(K, weights=w)
     folds = [np.arange(0, 8), np.arange(8, 16), np.arange(16, 24)]

@@ -78,7 +78,7 @@ def test_bad_multi_label_targets_are_clear_errors(Y, message):
 
 
 def test_unlabelled_rows_for_the_node_api():
-    Y, labelled = check_multilabel([[1, 0], [-1, -1], [0, 0]], allow_unlabelled=True)
+    _, labelled = check_multilabel([[1, 0], [-1, -1], [0, 0]], allow_unlabelled=True)
     assert labelled.tolist() == [True, False, True]
     with pytest.raises(ValueError, match="mixing -1 with 0/1 at row 1"):
         check_multilabel([[1, 0], [-1, 1], [0, 0]], allow_unlabelled=True)
@@ -91,9 +91,9 @@ def test_joint_merges_refuse_a_multi_label_target():
 
 
 # ---- the embedding literature's protocol -----------------------------------------------
-from sklearn.metrics import f1_score as sk_f1  # noqa: E402
+from sklearn.metrics import f1_score as sk_f1
 
-from digraph_askls.evaluation import multilabel_splits, top_k_f1  # noqa: E402
+from digraph_askls.evaluation import multilabel_splits, top_k_f1
 
 
 def test_top_k_f1_by_hand():
