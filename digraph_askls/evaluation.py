@@ -42,7 +42,8 @@ from .kernels._attributes import _mean_operator
 from .kernels._smoothed import normalized_undirected
 
 __all__ = ["random_splits", "class_splits", "fixed_splits", "evaluate_node_classifier",
-           "TrialResults", "kernel_family", "takes_valid", "linear_reference_features"]
+           "TrialResults", "kernel_family", "takes_valid", "linear_reference_features",
+           "expected_calibration_error", "multilabel_splits", "top_k_f1"]
 
 logger = logging.getLogger(__name__)
 
@@ -453,3 +454,125 @@ def evaluate_node_classifier(make_classifier, adjacency, labels, *, splits, name
         results.record(labels[test], predicted, seconds, kernel, gamma)
         logger.info("%s trial %s: micro-F1 %.4f", name, seed, results.micro_f1[-1])
     return results
+
+
+def expected_calibration_error(y_true, proba, n_bins=10):
+    """Expected calibration error of class probabilities (Guo et al., ICML 2017).
+
+    The samples are binned by their confidence (the largest probability) into ``n_bins``
+    equal intervals of ``[0, 1]``, ``((b - 1) / n_bins, b / n_bins]`` (a confidence of
+    0 falls in the first); the error is the mean over the samples of
+    ``|accuracy(bin) - mean confidence(bin)|`` of their bin, that is
+    ``sum_b |B_b| / n * |acc(B_b) - conf(B_b)|``. The prediction is the argmax (the
+    first column on ties).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        The true classes as column indices of ``proba`` (``0 .. k - 1``).
+    proba : array-like of shape (n, k), or (n,)
+        Class probabilities; a vector is the probability of class 1 of two.
+    n_bins : int, default=10
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(expected_calibration_error([0, 1, 1], [[0.9, 0.1], [0.2, 0.8], [0.7, 0.3]]), 6)
+    0.333333
+    """
+    proba = np.asarray(proba, dtype=np.float64)
+    if proba.ndim == 1:
+        proba = np.column_stack([1.0 - proba, proba])
+    y_true = np.asarray(y_true)
+    if proba.ndim != 2 or y_true.shape != (proba.shape[0],) or proba.shape[0] == 0:
+        raise ValueError(f"proba must be (n, k) with one true class per row, got proba "
+                         f"of shape {proba.shape} and y_true of shape {y_true.shape}")
+    if not np.issubdtype(y_true.dtype, np.integer) or y_true.min() < 0 or (
+            y_true.max() >= proba.shape[1]):
+        raise ValueError(f"y_true must hold the column indices 0 .. {proba.shape[1] - 1} of "
+                         f"proba, got {y_true.dtype} values")
+    if not isinstance(n_bins, numbers.Integral) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+    confidence = proba.max(axis=1)
+    correct = proba.argmax(axis=1) == y_true
+    # Right-closed intervals: b / n_bins is the float nearest each edge, as a user writes it.
+    bins = np.searchsorted(np.arange(1, n_bins) / n_bins, confidence, side="left")
+    gap = np.abs(np.bincount(bins, weights=correct, minlength=n_bins)
+                 - np.bincount(bins, weights=confidence, minlength=n_bins))
+    return float(gap.sum() / y_true.size)
+
+
+def multilabel_splits(label_matrix, train_size=0.5, n_trials=10, random_state=None):
+    """Random splits of the nodes that have labels, for several labels per node.
+
+    The protocol of the embedding literature on BlogCatalog, PPI and Flickr (DeepWalk,
+    node2vec, NetMF): a random ``train_size`` (10 % to 90 %) of the labelled nodes for
+    training, the rest for testing, scored by :func:`top_k_f1`. Nodes without a label are
+    never drawn. The draws are those of :func:`random_splits` on the labelled nodes.
+
+    Parameters
+    ----------
+    label_matrix : array-like or sparse matrix of shape (n_nodes, n_labels)
+        0/1 indicator (``Graph.label_matrix``).
+    train_size : float, default=0.5
+    n_trials : int, default=10
+    random_state : int or None
+
+    Returns
+    -------
+    list of (seed, train, test)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 0], [0, 1], [1, 1], [0, 0], [1, 0]])
+    >>> [(t.tolist(), s.tolist()) for _, t, s in multilabel_splits(Y, 0.5, 1, 0)]
+    [([0, 2], [1, 4])]
+    """
+    from .models._targets import check_multilabel
+
+    Y, _ = check_multilabel(label_matrix)
+    has_labels = np.where(Y.sum(axis=1) > 0, 0, -1)
+    return random_splits(has_labels, train_size=train_size, n_trials=n_trials,
+                         random_state=random_state)
+
+
+def top_k_f1(y_true, scores):
+    """Micro- and macro-F1 of top-k predictions, each node given as many labels as it has.
+
+    The scoring of the embedding literature's multi-label protocol: node ``i`` with
+    ``k_i`` true labels is predicted the ``k_i`` labels of highest ``scores[i]`` (ties
+    to the lower column), then scikit-learn's ``f1_score`` with ``average="micro"`` and
+    ``"macro"`` (a label neither true nor predicted on the test nodes scores 0).
+
+    Parameters
+    ----------
+    y_true : array-like or sparse matrix of shape (n, n_labels)
+        0/1 indicator of the test nodes.
+    scores : array-like of shape (n, n_labels)
+        Any scores (decision values, probabilities), higher meaning more likely.
+
+    Returns
+    -------
+    (micro_f1, macro_f1) : tuple of float
+
+    Examples
+    --------
+    >>> top_k_f1([[1, 0, 1], [0, 1, 0]], [[0.9, 0.5, 0.1], [0.2, 0.7, 0.1]])
+    (0.6666666666666666, 0.5555555555555555)
+    """
+    from .models._targets import check_multilabel
+
+    Y, _ = check_multilabel(y_true)
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.shape != Y.shape:
+        raise ValueError(f"scores must have the shape of y_true {Y.shape}, got {scores.shape}")
+    order = np.argsort(-scores, axis=1, kind="stable")
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(Y.shape[1])[None, :].repeat(len(Y), 0), axis=1)
+    predicted = (rank < Y.sum(axis=1, keepdims=True)).astype(int)
+    return (float(f1_score(Y, predicted, average="micro", zero_division=0)),
+            float(f1_score(Y, predicted, average="macro", zero_division=0)))

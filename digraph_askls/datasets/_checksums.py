@@ -110,4 +110,6 @@ SHA256 = {
         "405cd1f7f631f678119f8bf2405809e86614d532985beb59566fcf95abd35b3f",
     "geom_gcn/splits/film_split_0.6_0.2_9.npz":
         "505691c5d41bb37b20d085415dcdde2e8e68b5bc4e1feb2c0e361308002012bb",
+    "blogcatalog/blogcatalog.mat":
+        "d4f4fb89ce1ccd4b7e2a183386c000773cc9362cc61f1be5b246a6d9c259da8f",
 }

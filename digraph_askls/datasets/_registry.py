@@ -7,6 +7,7 @@ from typing import Callable, Optional
 from digraph_askls.datasets._checksums import SHA256
 from digraph_askls.datasets._heterophily import load_geom_gcn, load_heterophilous_npz
 from digraph_askls.datasets._linqs import load_linqs, load_pubmed_linqs, load_pubmed_tsv
+from digraph_askls.datasets._multilabel import load_multilabel_mat
 from digraph_askls.datasets._parsers import load_askls_mat, load_npz, load_ogb_raw
 
 __all__ = ["DATASETS", "DataFile", "DatasetSpec", "list_datasets"]
@@ -55,6 +56,10 @@ _GEOM_GCN = (
 _NETTACK = (
     "https://github.com/danielzuegner/nettack/raw/"
     "da8ec64b2444233ffa1a29b18e8abdfda2015679/data"
+)
+_DEEPWALK = (
+    "https://github.com/phanein/deepwalk/raw/"
+    "6e6dff245e4692e9bea47e9017c1034e51afbf29/example_graphs"
 )
 #: Geom-GCN's 10 fixed splits per graph (about 48 / 32 / 20 % despite the file names).
 _GEOM_GCN_SPLITS = 10
@@ -204,6 +209,12 @@ DATASETS = dict([
           _read_polblogs,
           "Political blogs' links (Adamic and Glance 2005), nettack npz: 1490 nodes, "
           "19025 edges, 2 classes, structure only"),
+    # Several labels per node (Graph.label_matrix); friendships stored in both directions.
+    _spec("blogcatalog",
+          [_verified("blogcatalog/blogcatalog.mat", f"{_DEEPWALK}/blogcatalog.mat")],
+          _each_file(load_multilabel_mat),
+          "BlogCatalog bloggers' friendships (Tang and Liu 2009), DeepWalk's .mat: 10312 "
+          "nodes, 333983 undirected edges, 39 interest groups, several labels per node"),
     # Downloaded by the optional ogb package, which publishes no checksums.
     _spec("ogbn-arxiv",
           [DataFile(f"ogbn_arxiv/raw/{file_name}", None)

@@ -43,6 +43,10 @@ class Graph:
         disjoint and hold labelled nodes only.
     feature_names : list, optional
         Name of each column of ``features`` (e.g. the header of a features file).
+    label_matrix : scipy.sparse.csr_array of shape (n_nodes, n_classes), optional
+        Several labels per node: ``label_matrix[i, c] = 1`` when node ``i`` has the label
+        ``class_names[c]`` (stored as int8 0/1). A dataset whose nodes have several labels
+        (BlogCatalog) keeps them here, with ``labels`` all ``-1`` (no node has one class).
 
     Attributes
     ----------
@@ -84,6 +88,7 @@ class Graph:
     features: Optional[Union[np.ndarray, sparse.csr_array]] = None
     splits: Optional[tuple] = None
     feature_names: Optional[list] = None
+    label_matrix: Optional[sparse.csr_array] = None
 
     def __post_init__(self):
         if not isinstance(self.adjacency, sparse.csr_array):
@@ -120,6 +125,20 @@ class Graph:
                 raise ValueError(f"feature_names must name the {self.n_features} feature "
                                  f"columns, got {len(names)} names")
             object.__setattr__(self, "feature_names", names)
+        if self.label_matrix is not None:
+            object.__setattr__(self, "label_matrix", self._checked_label_matrix(n))
+
+    def _checked_label_matrix(self, n):
+        matrix = sparse.csr_array(self.label_matrix)
+        shape = (n, len(self.class_names))
+        if matrix.shape != shape:
+            raise ValueError(f"label_matrix must have shape {shape} (nodes, class_names), "
+                             f"got {matrix.shape}")
+        matrix.eliminate_zeros()
+        if matrix.nnz and not np.all(matrix.data == 1):
+            raise ValueError("label_matrix must hold 0 and 1, got the values "
+                             f"{np.unique(matrix.data)[:5].tolist()}")
+        return sparse.csr_array(matrix, dtype=np.int8)
 
     @property
     def n_nodes(self):
@@ -179,6 +198,8 @@ class Graph:
             extra += f", n_features={self.n_features}"
         if self.splits is not None:
             extra += f", n_splits={len(self.splits)}"
+        if self.label_matrix is not None:
+            extra += ", multi_label=True"
         return (
             f"Graph(name={self.name!r}, n_nodes={self.n_nodes}, n_edges={self.n_edges}, "
             f"n_classes={self.n_classes}{extra})"

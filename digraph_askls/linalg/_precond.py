@@ -65,23 +65,25 @@ class _BlockJacobi:
 
 
 def _jacobi(system, lam):
-    m, g = system.n_train, system.gamma
+    m = system.n_train
+    # 1 / g, or 1 / (g w_i) per sample with error weights.
+    inverse = 1.0 / getattr(system, "error_scale", np.full(m, system.gamma))
     diag, rows, cols = _kernel_diagonal_and_norms(system.K)
     if lam == 0:
         # |B_i| for B_i = [[1/g, c], [c, 1/g]]: eigenvalues 1/g +- c on (1, +-1)/sqrt(2).
-        floor = 1e-8 / g
-        plus = np.maximum(np.abs(1.0 / g + diag), floor)
-        minus = np.maximum(np.abs(1.0 / g - diag), floor)
+        floor = 1e-8 * inverse
+        plus = np.maximum(np.abs(inverse + diag), floor)
+        minus = np.maximum(np.abs(inverse - diag), floor)
         p = q = (plus + minus) / 2
         r = (plus - minus) / 2
         # Bias entries: the magnitude of their Schur complement 1^T |B|^{-1} 1 per view.
         ip = q / (p * q - r * r)
         bias = [ip.sum(), ip.sum()]
         return _BlockJacobi(p, q, r, bias)
-    base = 1.0 + 1.0 / g ** 2 + lam
+    base = 1.0 + inverse ** 2 + lam
     p = base + rows
     q = base + cols
-    r = 2.0 * diag / g
+    r = 2.0 * diag * inverse
     bias = [m + lam, m + lam]
     return _BlockJacobi(p, q, r, bias)
 
@@ -115,7 +117,7 @@ def saddle_matrix(system, format="csc"):
     m = system.n_train
     ones = sp.csr_matrix(np.ones((1, m)))
     zero_row = sp.csr_matrix((1, m))
-    identity = sp.identity(m, format="csr") / system.gamma
+    identity = sp.diags(1.0 / system.error_scale, format="csr")
     top = sp.hstack([sp.csr_matrix((2, 2)), sp.vstack([ones, zero_row]),
                      sp.vstack([zero_row, ones])])
     left = sp.vstack([sp.hstack([ones.T, sp.csr_matrix((m, 1))]),

@@ -11,6 +11,10 @@ of every sample: the model predicts without one more product.
 The two intercepts are eliminated by projection: CG runs on vectors whose ``a~`` and
 ``b~`` parts sum to zero (the system's first two rows), and the intercepts follow from
 the residual. No extra columns are carried for them.
+
+Error weights (the weighted least-squares SVM, ``diag(1 / (g w))`` in place of ``I / g``)
+change only the diagonal of ``H`` and the intercepts, whose rows now read
+``b1 = mean(y - a~ / (g w) - K b~)``: the projection onto the constraints is the same.
 """
 
 from typing import NamedTuple
@@ -58,7 +62,8 @@ def _centre(V, m):
     return V
 
 
-def solve_with_scores(products, rows, n_all, Y, gamma, *, rtol=1e-4, maxiter=None):
+def solve_with_scores(products, rows, n_all, Y, gamma, *, rtol=1e-4, maxiter=None,
+                      weights=None):
     """Solve the label-free AsK-LS system and score every sample from the same products.
 
     Parameters
@@ -81,6 +86,8 @@ def solve_with_scores(products, rows, n_all, Y, gamma, *, rtol=1e-4, maxiter=Non
         the size of ``gamma``.
     maxiter : int, optional
         Default ``10 * m``.
+    weights : ndarray of shape (m,), optional
+        Error weights of the training samples (see :class:`AsKLSSystem`).
 
     Returns
     -------
@@ -108,8 +115,9 @@ def solve_with_scores(products, rows, n_all, Y, gamma, *, rtol=1e-4, maxiter=Non
     >>> bool(np.allclose(solution.result.x, reference.x))
     True
     """
-    return solve_many_with_scores(lambda blocks: [products(*blocks[0][1:])], [(rows, Y)],
-                                  n_all, gamma, rtol=rtol, maxiter=maxiter)[0]
+    return solve_many_with_scores(lambda blocks: [products(*blocks[0][1:])],
+                                  [(rows, Y, weights)], n_all, gamma, rtol=rtol,
+                                  maxiter=maxiter)[0]
 
 
 def _breakdown(pq, active):
@@ -122,10 +130,15 @@ class _Problem:
     """One training set: projected CG (:class:`BlockCG`) on its inner block, and the
     scores gathered from the products of its directions."""
 
-    def __init__(self, rows, Y, rtol):
+    def __init__(self, rows, Y, rtol, weights=None):
         self.rows = np.asarray(rows)
         self.Y = np.asarray(Y, dtype=np.float64)
         self.m, self.k = self.Y.shape
+        self.weights = None
+        if weights is not None:
+            from ._system import check_error_weights
+
+            self.weights = check_error_weights(weights, self.m)
         self.norms = np.sqrt(2.0 * np.einsum("ij,ij->j", self.Y, self.Y))   # ||[0; 0; y; y]||
         # Four blocks of 2m x k live through the iteration: on millions of training
         # samples they are held in single precision (a relative rounding of 1e-7; the
@@ -147,7 +160,11 @@ class _Problem:
     def step(self, forward, backward, g):
         """One CG step from the products of the direction; False when converged."""
         m, cg = self.m, self.cg
-        Q = cg.P / self.dtype(g)                               # Pi H P
+        if self.weights is None:
+            Q = cg.P / self.dtype(g)                           # Pi H P
+        else:
+            scale = (g * np.concatenate([self.weights, self.weights])).astype(self.dtype)
+            Q = cg.P / scale[:, None]
         Q[:m] += forward[self.rows]
         Q[m:] += backward[self.rows]
         _centre(Q, m)
@@ -166,7 +183,7 @@ class _Problem:
         cg.next_direction()
         return True
 
-    def solution(self, n_all, n_iter, info):
+    def solution(self, n_all, n_iter, info, gamma=None):
         m, k, rows = self.m, self.k, self.rows
         if self.source is None:       # zero labels: nothing to solve
             self.source, self.target_scores = np.zeros((n_all, k)), np.zeros((n_all, k))
@@ -175,6 +192,10 @@ class _Problem:
         intercepts = np.vstack([
             y_mean - self.source[rows].mean(axis=0, dtype=np.float64),
             y_mean - self.target_scores[rows].mean(axis=0, dtype=np.float64)])
+        if self.weights is not None:    # a~ sums to 0, a~ / (g w) need not
+            scale = (gamma * self.weights)[:, None]
+            intercepts[0] -= (self.cg.X[:m] / scale).mean(axis=0)
+            intercepts[1] -= (self.cg.X[m:] / scale).mean(axis=0)
         x = np.empty((2 + 2 * m, k))
         x[:2], x[2:] = intercepts, self.cg.X
         residual = np.sqrt(self.cg.rr) / np.where(self.norms > 0, self.norms, 1.0)
@@ -198,8 +219,9 @@ def solve_many_with_scores(products, problems, n_all, gamma, *, rtol=1e-4, maxit
         ``products(blocks)`` takes a list ``[(rows_f, B_f, A_f), ...]`` of blocks on some
         of the training sets and returns the list of
         ``(K(all, train_f) @ B_f, K(train_f, all)^T @ A_f)``, each of shape (n_all, k).
-    problems : list of (rows, Y)
-        Each training set's positions among all samples and its labels.
+    problems : list of (rows, Y) or (rows, Y, weights)
+        Each training set's positions among all samples, its labels and, optionally,
+        its samples' error weights (see :class:`AsKLSSystem`).
     n_all, gamma, rtol, maxiter
         As in :func:`solve_with_scores`; the iteration limit holds for every set.
 
@@ -225,7 +247,7 @@ def solve_many_with_scores(products, problems, n_all, gamma, *, rtol=1e-4, maxit
     True
     """
     g = float(gamma)
-    states = [_Problem(rows, Y, rtol) for rows, Y in problems]
+    states = [_Problem(*problem[:2], rtol, *problem[2:]) for problem in problems]
     limit = (10 * max(state.m for state in states) if maxiter is None else int(maxiter))
     n_iter, info = 0, 0
     running = [state for state in states if state.cg.active.any()]
@@ -237,4 +259,4 @@ def solve_many_with_scores(products, problems, n_all, gamma, *, rtol=1e-4, maxit
         outputs = products([state.directions() for state in running])
         running = [state for state, (forward, backward) in zip(running, outputs)
                    if state.step(forward, backward, g)]
-    return [state.solution(n_all, n_iter, info) for state in states]
+    return [state.solution(n_all, n_iter, info, g) for state in states]

@@ -14,6 +14,13 @@ the same formula holds for a thin SVD of a kernel of rank ``r`` with explicit fe
 ``k`` right-hand sides, and the intercepts are eliminated exactly as in
 :func:`~digraph_askls.linalg.solve_system`: ``b = (E^T H^-1 E)^-1 E^T H^-1 r``.
 
+Error weights (the weighted least-squares SVM, ``diag(1 / (g w))`` in place of ``I / g``)
+keep all of this. With ``D = diag(sqrt(w))`` and the unknowns ``a~ = D a^``, ``b~ = D b^``,
+multiplying the two blocks of rows by ``D`` gives the unweighted system of the rescaled
+kernel ``D K D``, with the bias columns ``d = D 1`` in place of ``1`` and the right-hand
+sides ``D y``. One decomposition of ``D K D`` serves every gamma; the scores of the
+rescaled rows are ``D`` times those of the original ones, and are divided back.
+
 Leave-one-out is exact and nearly free. Removing training sample ``i`` deletes the
 unknowns ``a~_i, b~_i`` (index set ``I``) and their rows. For the symmetric system matrix
 ``M`` with solution ``x``, the model trained without ``i`` scores sample ``i`` at
@@ -63,6 +70,10 @@ class SpectralAsKLS:
         Explicit feature maps of the training samples, ``K = U V^T``, arrays or sparse
         matrices of shape (m, d). Decomposed by a thin SVD through QR (``O(m d^2)``) when
         ``d < m``; otherwise ``U V^T`` is formed and decomposed as ``K``.
+    weights : array-like of shape (m,), optional
+        Error weights ``w_i > 0`` of the weighted system (see the module's docstring):
+        the decomposition is that of ``D K D`` with ``D = diag(sqrt(w))``, and every
+        solution and score is given in the original unknowns. None: all 1.
 
     Attributes
     ----------
@@ -84,14 +95,23 @@ class SpectralAsKLS:
     (2, 3, 1)
     """
 
-    def __init__(self, K=None, *, factors=None):
+    def __init__(self, K=None, *, factors=None, weights=None):
         if (K is None) == (factors is None):
             raise TypeError("pass exactly one of K or factors=(U, V)")
+        self._root = None
+        if weights is not None:
+            from ._system import check_error_weights
+
+            m = factors[0].shape[0] if factors is not None else np.shape(K)[0]
+            self._root = np.sqrt(check_error_weights(weights, m))
         if factors is not None:
             U, V = factors
             if U.shape != V.shape or len(U.shape) != 2:
                 raise ValueError(f"U and V must have the same 2-d shape (m, d), got "
                                  f"{U.shape} and {V.shape}")
+            if self._root is not None:
+                scaled = _scale_rows(U, self._root)
+                U, V = scaled, (scaled if V is U else _scale_rows(V, self._root))
             m, d = U.shape
             if d >= m:
                 K = U @ V.T
@@ -105,6 +125,8 @@ class SpectralAsKLS:
             raise ValueError(f"K must be a non-empty square matrix, got shape {K.shape}")
         if not np.all(np.isfinite(K)):
             raise ValueError("K must contain only finite values, got NaN or inf")
+        if self._root is not None and factors is None:   # scaled maps are scaled already
+            K = self._root[:, None] * K * self._root[None, :]
         self._full_svd(K)
 
     # ---- decompositions ------------------------------------------------------------
@@ -189,12 +211,17 @@ class SpectralAsKLS:
         columns ``H^-1 E`` and ``E^T H^-1 E`` of the intercepts' elimination, the
         intercepts (2, k) and the dual coefficients (2, m, k)."""
         m, k = top_rhs.shape
-        ones, zeros = np.ones((m, 1)), np.zeros((m, 1))
+        ones = np.ones((m, 1)) if self._root is None else self._root[:, None]
+        zeros = np.zeros((m, 1))
         top = np.hstack([top_rhs, ones, zeros])
         bottom = np.hstack([bottom_rhs, zeros, ones])
         upper, lower = self._apply_inverse(coefficients, top, bottom, keep)
-        # E^T H^-1 [r, E]: the sums of the a-part and of the b-part of each column.
-        sums = np.vstack([upper.sum(axis=0), lower.sum(axis=0)])
+        # E^T H^-1 [r, E]: the sums of the a-part and of the b-part of each column
+        # (weighted by d = sqrt(w) with error weights).
+        if self._root is None:
+            sums = np.vstack([upper.sum(axis=0), lower.sum(axis=0)])
+        else:
+            sums = np.vstack([self._root @ upper, self._root @ lower])
         S, ET_Zr = sums[:, k:], sums[:, :k]
         try:
             intercepts = sla.solve(S, ET_Zr)
@@ -213,7 +240,7 @@ class SpectralAsKLS:
         Raises :class:`SingularSystemError` when ``gamma * s_i(K) = 1`` for some ``i``.
         """
         _, _, _, intercepts, dual = self._solve(Y, gamma)
-        return intercepts, dual
+        return intercepts, self._unscaled_dual(dual)
 
     def loo_scores(self, Y, gamma, *, return_solution=False):
         """Exact leave-one-out scores of both views, shape (2, m, k).
@@ -248,9 +275,9 @@ class SpectralAsKLS:
         a, b = dual[0], dual[1]
         step_a = (b_bb[:, None] * a - b_ab[:, None] * b) / det[:, None]
         step_b = (b_aa[:, None] * b - b_ba[:, None] * a) / det[:, None]
-        scores = np.stack([Y - step_a, Y - step_b])
+        scores = self._unscaled_scores(np.stack([Y - step_a, Y - step_b]))
         if return_solution:
-            return scores, (intercepts, dual)
+            return scores, (intercepts, self._unscaled_dual(dual))
         return scores
 
     def fold_scores(self, Y, gamma, folds):
@@ -266,7 +293,18 @@ class SpectralAsKLS:
         return spectral_fold_scores(self, Y, gamma, folds)
 
     def _labels(self, Y):
-        return label_block(Y, self.n_train)
+        """Labels as a block (m, k), times ``sqrt(w)`` row by row with error weights: the
+        right-hand sides of the rescaled system."""
+        Y = label_block(Y, self.n_train)
+        return Y if self._root is None else Y * self._root[:, None]
+
+    def _unscaled_dual(self, dual):
+        """Dual coefficients (2, m, k) of the rescaled system in the original unknowns."""
+        return dual if self._root is None else dual * self._root[None, :, None]
+
+    def _unscaled_scores(self, scores):
+        """Held-out view scores (2, m, k) of the rescaled rows in the original units."""
+        return scores if self._root is None else scores / self._root[None, :, None]
 
 
 def checked_gamma(gamma, singular_values):
@@ -298,6 +336,13 @@ def label_block(Y, n_train):
         raise ValueError(f"labels must have {n_train} rows (one per training "
                          f"sample), got shape {Y.shape}")
     return Y
+
+
+def _scale_rows(matrix, root):
+    """``diag(root) @ matrix`` for an array or a sparse matrix."""
+    if sparse.issparse(matrix):
+        return sparse.csr_matrix(sparse.diags(root) @ matrix)
+    return root[:, None] * np.asarray(matrix, dtype=np.float64)
 
 
 def _dense(matrix, name):

@@ -113,7 +113,11 @@ def _fold_scores(spectral, Y, gamma, folds):
             scores[0, rows], scores[1, rows] = Y[rows] + t[i, :p], Y[rows] + t[i, p:]
     _, extra_intercepts, extra_dual = spectral._solve_rhs(
         coefficients, shift[0] / len(folds), shift[1] / len(folds), keep=False)
-    return scores, (intercepts + extra_intercepts, dual + extra_dual)
+    # With error weights everything above is in the rescaled unknowns and rows.
+    unscale_dual = getattr(spectral, "_unscaled_dual", lambda dual: dual)
+    unscale_scores = getattr(spectral, "_unscaled_scores", lambda scores: scores)
+    return unscale_scores(scores), (intercepts + extra_intercepts,
+                                    unscale_dual(dual + extra_dual))
 
 
 def _same_size_groups(folds):

@@ -19,7 +19,26 @@ from scipy.sparse.linalg import LinearOperator, aslinearoperator
 
 from .._memory import check_dense_allocation
 
-__all__ = ["AsKLSSystem", "LSSVMSystem", "check_kernel_matrix"]
+__all__ = ["AsKLSSystem", "LSSVMSystem", "check_error_weights", "check_kernel_matrix"]
+
+
+def check_error_weights(weights, n_train):
+    """Per-sample error weights as a float array of ``n_train`` positive finite entries,
+    or None (every weight 1); anything else is a clear error."""
+    if weights is None:
+        return None
+    try:
+        weights = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"weights must be a numeric array of {n_train} positive numbers, "
+                        f"got {type(weights).__name__}") from exc
+    if weights.shape != (n_train,):
+        raise ValueError(f"weights must have shape ({n_train},) (one per training sample), "
+                         f"got {weights.shape}")
+    if not np.all(np.isfinite(weights)) or np.any(weights <= 0):
+        raise ValueError("weights must be positive finite numbers, got "
+                         f"min {weights.min():g}, max {weights.max():g}")
+    return weights
 
 
 def check_kernel_matrix(K, name="K", square=True):
@@ -85,15 +104,31 @@ class _SaddleSystem:
     n_bias = 0
     n_blocks = 1   # copies of the training samples among the unknowns
 
-    def __init__(self, K, gamma=1.0):
+    def __init__(self, K, gamma=1.0, weights=None):
         self.K = check_kernel_matrix(K)
         gamma = float(gamma)
         if not np.isfinite(gamma) or gamma <= 0:
             raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
         self.gamma = gamma
         self.n_train = self.K.shape[0]
+        self.weights = check_error_weights(weights, self.n_train)
         self.size = self.n_blocks * self.n_train + self.n_bias
         self._op = aslinearoperator(self.K) if isinstance(self.K, LinearOperator) else None
+
+    @property
+    def error_scale(self):
+        """``gamma * w`` per training sample, (n_train,): the diagonal of the error block
+        is its inverse, ``1 / (gamma * w_i)`` (``1 / gamma`` without weights)."""
+        if self.weights is None:
+            return np.full(self.n_train, self.gamma)
+        return self.gamma * self.weights
+
+    def _divide_by_scale(self, V):
+        """``V / (gamma * w)`` row by row (``V / gamma`` exactly, without weights)."""
+        if self.weights is None:
+            return V / self.gamma
+        scale = self.gamma * self.weights
+        return V / (scale if V.ndim == 1 else scale[:, None])
 
     def _label_block(self, Y):
         """Labels as a float block of shape (n_train, k), checked against the kernel."""
@@ -150,6 +185,11 @@ class AsKLSSystem(_SaddleSystem):
         The asymmetric kernel ``K[i, j] = K(x_i, x_j)`` on the training samples.
     gamma : float
         The regularisation coefficient ``g`` of the paper (> 0).
+    weights : array-like of shape (n_train,), optional
+        Error weights ``w_i > 0`` of the weighted least-squares SVM: the error term of
+        sample ``i`` is weighted by ``w_i``, so that the diagonal ``I / g`` of both
+        blocks becomes ``diag(1 / (g w))``. Weights that depend on a sample's class only
+        keep the matrix independent of the one-vs-rest problem. None: all 1.
 
     Notes
     -----
@@ -170,8 +210,8 @@ class AsKLSSystem(_SaddleSystem):
     name = "AsK-LS"
     singular_cause = "gamma * s_i(K) = 1 for a singular value s_i(K) of the training kernel"
 
-    def __init__(self, K, gamma=1.0):
-        super().__init__(K, gamma)
+    def __init__(self, K, gamma=1.0, weights=None):
+        super().__init__(K, gamma, weights)
         # K^T in row-major storage: a CSR product with a block is about twice as fast as
         # the CSC product K.T @ X, for the price of a second copy of the nnz entries.
         self._KT = self.K.T.tocsr() if sp.issparse(self.K) else None
@@ -207,15 +247,15 @@ class AsKLSSystem(_SaddleSystem):
         eliminates the two intercepts and iterates on ``H`` alone, which is symmetric
         positive definite when ``g * s_max(K) < 1``. ``out``: written in place if given.
         """
-        m, g = self.n_train, self.gamma
+        m = self.n_train
         a, b = V[:m], V[m:]
         pair = getattr(self.K, "matmat_pair", None)   # K b and K^T a in one pass
         if pair is not None:
             top, bottom = pair(b, a)
         else:
             top, bottom = self._K_dot(b), self._KT_dot(a)
-        top += a / g
-        bottom += b / g
+        top += self._divide_by_scale(a)
+        bottom += self._divide_by_scale(b)
         if out is None:
             return np.vstack([top, bottom])
         out[:m], out[m:] = top, bottom
@@ -257,7 +297,7 @@ class AsKLSSystem(_SaddleSystem):
         A[2:2 + m, 2 + m:] = K
         A[2 + m:, 2:2 + m] = K.T
         index = np.arange(2, self.size)
-        A[index, index] = 1.0 / self.gamma
+        A[index, index] = np.tile(1.0 / self.error_scale, 2)
         return A
 
     def decoupled_singular_count(self, rtol=1e-8):
@@ -266,7 +306,8 @@ class AsKLSSystem(_SaddleSystem):
         A training sample ``i`` whose kernel row and column are zero apart from the
         diagonal ``K[i, i] = c`` gives the 2x2 block ``[[1/g, c], [c, 1/g]]``, with the
         eigenvalue ``1/g - |c|``: zero when ``g * |c| = 1``, that is when
-        ``g * s_i(K) = 1`` for the singular value ``s_i(K) = |c|``. Each such sample gives
+        ``g * s_i(K) = 1`` for the singular value ``s_i(K) = |c|`` (``g w_i |c| = 1`` with
+        error weights). Each such sample gives
         the null vector ``[e_i; -sign(c) e_i]`` of the inner block; the two bias rows remove
         at most two of them (one when all signs agree).
         """
@@ -275,7 +316,7 @@ class AsKLSSystem(_SaddleSystem):
             return 0, 0
         rows, cols = _off_diagonal_counts(self.K)
         decoupled = (rows == 0) & (cols == 0)
-        hit = decoupled & (np.abs(1.0 - self.gamma * np.abs(diag)) <= rtol)
+        hit = decoupled & (np.abs(1.0 - self.error_scale * np.abs(diag)) <= rtol)
         count = int(hit.sum())
         if count == 0:
             return 0, 0
@@ -318,7 +359,7 @@ class LSSVMSystem(_SaddleSystem):
     def inner_matmat(self, V, out=None):
         """``(K + I/g) V``: the block without the bias row (positive definite for a PSD K)."""
         KV = self._op.matmat(V) if self._op is not None else self.K @ V
-        return np.add(np.asarray(KV), V / self.gamma, out=out)
+        return np.add(np.asarray(KV), self._divide_by_scale(V), out=out)
 
     def bias_columns(self):
         """The column ``E = 1`` that couples the intercept to the inner block."""
@@ -334,7 +375,7 @@ class LSSVMSystem(_SaddleSystem):
         A[0, 1:] = A[1:, 0] = 1.0
         A[1:, 1:] = K
         index = np.arange(1, self.size)
-        A[index, index] += 1.0 / self.gamma
+        A[index, index] += 1.0 / self.error_scale
         return A
 
     def rhs(self, Y):

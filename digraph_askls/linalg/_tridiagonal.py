@@ -17,6 +17,10 @@ held-out samples at ``Y_F - c``. The blocks ``(C^-1)_FF = Q_F (T + I/g)^-1 Q_F^T
 ``2 m |F|^2`` each, ``2 m^2 |F|`` for all folds; the mean of the fold models is one more
 product with ``C^-1``.
 
+Error weights (``K + diag(1 / (g w))`` in place of ``K + I/g``) keep all of this: with
+``D = diag(sqrt(w))``, ``C = D^-1 (D K D + I/g) D^-1``, so ``C^-1 = D (D K D + I/g)^-1 D``
+from the reduction of ``D K D``; the solution and folds above need only ``C^-1``.
+
 A gamma is refused where the AsK-LS system is (numerically) singular, by the rule of
 :class:`~digraph_askls.linalg.SpectralAsKLS` on the eigenvalues of ``T`` (those of ``K``,
 ``O(m^2)`` from the tridiagonal form): the same gammas are scored either way.
@@ -45,6 +49,8 @@ class TridiagonalLSSVM:
     ----------
     K : ndarray of shape (m, m)
         Symmetric training kernel (only its lower triangle is read).
+    weights : array-like of shape (m,), optional
+        Error weights of the weighted system (see the module's docstring). None: all 1.
 
     Examples
     --------
@@ -58,13 +64,19 @@ class TridiagonalLSSVM:
     True
     """
 
-    def __init__(self, K):
+    def __init__(self, K, weights=None):
         K = np.asarray(K, dtype=np.float64)
         if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
             raise ValueError(f"K must be a non-empty square matrix, got shape {K.shape}")
         if not np.all(np.isfinite(K)):
             raise ValueError("K must contain only finite values, got NaN or inf")
         m = K.shape[0]
+        self._root = None
+        if weights is not None:
+            from ._system import check_error_weights
+
+            self._root = np.sqrt(check_error_weights(weights, m))
+            K = self._root[:, None] * K * self._root[None, :]
         check_dense_allocation((3, m, m), what=f"the tridiagonal reduction of a {m} x {m} "
                                                f"training kernel")
         self.n_train = m
@@ -121,9 +133,13 @@ class TridiagonalLSSVM:
         return solved
 
     def _inverse_times(self, ridge, B, projected=None):
-        """``C^-1 B`` (``projected``: ``Q^T B`` where known)."""
-        projected = self.Q.T @ B if projected is None else projected
-        return self.Q @ self._tridiagonal_solve(ridge, projected)
+        """``C^-1 B`` (``projected``: ``Q^T D B`` where known)."""
+        projected = self.Q.T @ self._scaled(B) if projected is None else projected
+        return self._scaled(self.Q @ self._tridiagonal_solve(ridge, projected))
+
+    def _scaled(self, B):
+        """``D B``: the rows times ``sqrt(w)`` (``B`` itself without weights)."""
+        return B if self._root is None else self._root[:, None] * B
 
     def _labels(self, Y):
         return label_block(Y, self.n_train)
@@ -135,7 +151,7 @@ class TridiagonalLSSVM:
         if cached is not None and np.array_equal(cached[0], right):
             projected = cached[1]
         else:
-            projected = self.Q.T @ right
+            projected = self.Q.T @ self._scaled(right)
             self._projected = (right, projected)
         return lssvm_solution(self._inverse_times(ridge, right, projected))
 
@@ -166,6 +182,8 @@ class TridiagonalLSSVM:
 
             def block_of(held):
                 Q_held = self.Q[held]
+                if self._root is not None:
+                    Q_held = self._root[held, None] * Q_held
                 return Q_held @ self._tridiagonal_solve(ridge, Q_held.T)
 
             return lssvm_fold_scores(Y, folds, solution, block_of,

@@ -1,17 +1,21 @@
 """AsK-LS: the least-squares SVM that learns with asymmetric kernels."""
 
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..linalg import AsKLSSystem, SolverResult
+from ..linalg import AsKLSSystem, SolverResult, SpectralAsKLS, check_kernel_matrix, solve_system
 from ..linalg._dense import _one_blas_thread
 from ._base import _KernelLSClassifier
 from ._checks import check_targets
 from ._merge import MERGES, Merge
-from ._training import decompose
-from ._stackers import fit_temperature, softmax_rows, view_logits
+from ._training import decompose, dense_training_block, reduces_maps
+from ._stackers import (BlendedStacker, fit_temperature, joint_logistic_regression,
+                        softmax_rows, unpenalized_logistic_regression, view_logits)
+from ._targets import check_multilabel, class_weights, is_multilabel, row_codes
 
 __all__ = ["AsKLSClassifier"]
 
@@ -74,10 +78,25 @@ class AsKLSClassifier(_KernelLSClassifier):
     preconditioner : {"auto", None, "jacobi", "ilu"}, default="auto"
         Preconditioner of the iterative solvers (see
         :func:`digraph_askls.linalg.solve_system`).
+    class_weight : None, "balanced" or dict, default=None
+        Weights of the classes' errors: the weighted least-squares SVM, in which the
+        error term of a training sample of class ``c`` is weighted by ``w_c``, so that
+        the diagonal ``I / gamma`` of the system becomes ``diag(1 / (gamma w_i))``. The
+        weight is the sample's class's, whatever the one-vs-rest problem, so every class
+        still shares one matrix. ``"balanced"``: ``n_samples / (n_classes * count_c)``
+        (:func:`sklearn.utils.class_weight.compute_class_weight`); a dict maps classes
+        to weights (classes left out weigh 1; a class that is not among the training
+        labels is a ValueError). The stacking logistic regressions of the stacking
+        merges are fitted with the same sample weights. Not defined for multi-label
+        targets (a ValueError).
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+        The classes; for a multi-label target, the label columns ``0 .. n_labels - 1``.
+    class_weight_ : ndarray of shape (n_classes,)
+        The weight of each class's errors (all 1 without ``class_weight``; not set for a
+        multi-label target).
     dual_coef_ : ndarray of shape (2, n_train) or (n_classes, 2, n_train)
         ``[y * alpha, y * beta]`` for each one-vs-rest problem (binary: ``classes_[1]``
         is the +1 class).
@@ -105,6 +124,19 @@ class AsKLSClassifier(_KernelLSClassifier):
     ((2, 4), (2,))
     >>> clf.predict(KernelViews(source=K[:2], target=K[:, :2])).tolist()
     [0, 0]
+
+    Several labels per sample: ``fit(K, Y)`` with ``Y`` a 0/1 indicator (n_samples,
+    n_labels), dense or sparse. Each label is one more right-hand side of the same
+    matrix, so the model is the one-vs-rest AsK-LS of every label; ``decision_function``
+    gives one column per label, ``predict`` the 0/1 indicator of the positive decisions
+    (for the stacking merges, the labels of probability above 0.5, the stackers'
+    probabilities being calibrated on held-out scores), and ``predict_proba`` (stacking
+    merges but the joint ones) one probability per label.
+
+    >>> Y = np.array([[1, 0], [1, 1], [0, 1], [0, 1]])
+    >>> multi = AsKLSClassifier(gamma=10.0).fit(K, Y)
+    >>> multi.predict(KernelViews(source=K[:2], target=K[:, :2])).tolist()
+    [[1, 0], [1, 1]]
     """
 
     _system_class = AsKLSSystem
@@ -113,11 +145,12 @@ class AsKLSClassifier(_KernelLSClassifier):
         **_KernelLSClassifier._parameter_constraints,
         "merge": [StrOptions(set(MERGES))],
         "preconditioner": [StrOptions({"auto", "jacobi", "ilu"}), None],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
     }
 
     def __init__(self, kernel="precomputed", gamma=1.0, solver="auto", merge="average",
                  regularization="auto", n_folds=10, kernel_params=None, tol=1e-10,
-                 max_iter=None, random_state=None, preconditioner="auto"):
+                 max_iter=None, random_state=None, preconditioner="auto", class_weight=None):
         self.kernel = kernel
         self.gamma = gamma
         self.solver = solver
@@ -129,6 +162,7 @@ class AsKLSClassifier(_KernelLSClassifier):
         self.max_iter = max_iter
         self.random_state = random_state
         self.preconditioner = preconditioner
+        self.class_weight = class_weight
 
     @classmethod
     def from_solution(cls, y, coefficients, stacking_model, result, *, stacking_scores=None,
@@ -141,8 +175,9 @@ class AsKLSClassifier(_KernelLSClassifier):
 
         Parameters
         ----------
-        y : array-like of shape (m,)
-            Training labels.
+        y : array-like of shape (m,), or (m, n_labels)
+            Training labels, or a multi-label 0/1 indicator (the stacking merges give it
+            probabilities per label; the mean view has no softmax over labels).
         coefficients : tuple (intercepts (2, k), dual (2, m, k))
             The model on all training samples (``b1, b2`` and ``a~, b~`` per column).
         stacking_model : tuple (intercepts (2, k), dual (2, m, k))
@@ -173,7 +208,7 @@ class AsKLSClassifier(_KernelLSClassifier):
         estimator.n_iter_ = 0 if result is None else result.n_iter
         if estimator._stacking():
             estimator._fit_stackers(stacking_scores, codes, estimator._label_columns(codes))
-        else:
+        elif not estimator._multilabel:     # a multi-label model has no softmax over labels
             index = [("source", "target").index(view) for view in estimator._views_used()]
             views = view_scores if len(index) == 2 else view_scores[index]
             estimator.view_temperature_ = fit_temperature(view_logits(views.mean(axis=0), 1),
@@ -250,9 +285,14 @@ class AsKLSClassifier(_KernelLSClassifier):
 
     def _fit_loo(self, K, codes, Y, spectral=None):
         """Solve through one SVD of ``K`` and stack the exact leave-one-out view scores."""
+        weights = self._error_weights(Y)
+        if weights is not None:     # the decomposition of the rescaled kernel D K D
+            spectral = (SpectralAsKLS(factors=K.factors(), weights=weights)
+                        if reduces_maps(K) else
+                        SpectralAsKLS(dense_training_block(K), weights=weights))
         spectral = decompose(K) if spectral is None else spectral
         scores, (intercepts, dual) = spectral.loo_scores(Y, self.gamma, return_solution=True)
-        system = AsKLSSystem(K, gamma=self.gamma)
+        system = AsKLSSystem(K, gamma=self.gamma, weights=weights)
         x = np.vstack([intercepts, dual[0], dual[1]])
         R = system.rhs(Y)
         residual = (np.linalg.norm(R - system.matmat(x), axis=0)
@@ -269,9 +309,12 @@ class AsKLSClassifier(_KernelLSClassifier):
 
         The rows of the label-free system read ``K b~ + b1 + a~ / g = y`` and
         ``K^T a~ + b2 + b~ / g = y``: the source and target scores of the training
-        samples are ``y - a~ / g`` and ``y - b~ / g`` (up to the solver's residual).
+        samples are ``y - a~ / g`` and ``y - b~ / g`` (up to the solver's residual;
+        ``g w_i`` in place of ``g`` with class weights).
         """
-        scores = {"source": Y - dual[0] / self.gamma, "target": Y - dual[1] / self.gamma}
+        weights = self._error_weights(Y)
+        scale = self.gamma if weights is None else self.gamma * weights[:, None]
+        scores = {"source": Y - dual[0] / scale, "target": Y - dual[1] / scale}
         return np.stack([scores[name] for name in self._views_used()], axis=1)
 
     @staticmethod
@@ -282,7 +325,7 @@ class AsKLSClassifier(_KernelLSClassifier):
         return self._merge().views
 
     def _set_coefficients(self, intercepts, dual):
-        if self.classes_.size == 2:
+        if self._one_column():
             self.dual_coef_ = dual[:, :, 0]
             self.intercept_ = intercepts[:, 0]
         else:
@@ -290,7 +333,7 @@ class AsKLSClassifier(_KernelLSClassifier):
             self.intercept_ = intercepts.T
 
     def _coefficient_blocks(self):
-        if self.classes_.size == 2:
+        if self._one_column():
             return self.intercept_[:, None], self.dual_coef_[:, :, None]
         return self.intercept_.T, self.dual_coef_.transpose(1, 2, 0)
 
@@ -308,3 +351,141 @@ class AsKLSClassifier(_KernelLSClassifier):
         """Softmax of mean view scores (n, k) at ``view_temperature_``."""
         temperature, scale = self.view_temperature_
         return softmax_rows(temperature * view_logits(mean, 1) / scale)
+
+    # ---- class weights and multi-label targets -----------------------------------
+    def fit(self, X, y):
+        """Fit the classifier.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or the kernel (n_samples, n_samples)
+            Training samples, or with ``kernel="precomputed"`` the kernel ``K(train, train)``
+            as a dense array, a sparse matrix or a LinearOperator.
+        y : array-like of shape (n_samples,), or (n_samples, n_labels)
+            Class labels, or a multi-label indicator of 0 and 1 (dense or sparse).
+
+        Returns
+        -------
+        self
+        """
+        if not is_multilabel(y):
+            return super().fit(X, y)
+        self._validate_params()
+        Y, _ = check_multilabel(y)
+        if self.kernel == "precomputed":
+            if isinstance(X, LinearOperator):
+                K = check_kernel_matrix(X, name="the precomputed kernel K(train, train)")
+            else:
+                X, Y = validate_data(self, X, Y, accept_sparse="csr", dtype=np.float64,
+                                     multi_output=True)
+                K = check_kernel_matrix(X, name="the precomputed kernel K(train, train)")
+        else:
+            X, Y = validate_data(self, X, Y, dtype=np.float64, multi_output=True)
+            self.X_fit_ = X
+            K = check_kernel_matrix(self._kernel_function()(X, X), name="the kernel K(X, X)")
+        return self._fit_kernel(K, sp.csr_matrix(Y) if sp.issparse(y) else Y)
+
+    def _start_fit(self, y, shape):
+        """Check the training target; set ``classes_``, ``shape_fit_`` and the class
+        weights (single label) or the label columns (multi-label); the class codes."""
+        self._multilabel = is_multilabel(y)
+        if not self._multilabel:
+            self._sparse_target = False
+            codes = super()._start_fit(y, shape)
+            self.class_weight_ = class_weights(self.class_weight, self.classes_,
+                                               check_targets(y))
+            return codes
+        if self.class_weight is not None:
+            raise ValueError(f"class_weight is not defined for a multi-label target (a "
+                             f"sample may have several classes or none), got "
+                             f"class_weight={self.class_weight!r}; pass class_weight=None")
+        if self._joint_stacking():
+            raise ValueError(f"merge={self.merge!r} fits one multinomial model over "
+                             "exclusive classes; a multi-label target takes 'average', "
+                             "'stack', 'stack_train', 'stack_loo', 'source' or 'target'")
+        self._sparse_target = sp.issparse(y)    # predictions in the target's form
+        Y, _ = check_multilabel(y, shape[0])
+        self.classes_ = np.arange(Y.shape[1])
+        self.shape_fit_ = shape
+        self._label_block = np.where(Y == 1, 1.0, -1.0)
+        return np.zeros(shape[0], dtype=int)    # the folds are not stratified
+
+    def _label_columns(self, codes):
+        if getattr(self, "_multilabel", False):
+            return self._label_block
+        return super()._label_columns(codes)
+
+    def _one_column(self):
+        """Whether the model holds one binary column (two classes, one label)."""
+        return self.classes_.size == 2 and not getattr(self, "_multilabel", False)
+
+    def _error_weights(self, Y):
+        """The error weight of each row of the label columns ``Y`` (+1/-1), or None."""
+        if self.class_weight is None or getattr(self, "_multilabel", False):
+            return None
+        return self.class_weight_[row_codes(Y)]
+
+    def _solve(self, K, Y, x0=None):
+        system = AsKLSSystem(K, gamma=self.gamma, weights=self._error_weights(Y))
+        result = solve_system(system, Y, solver=self.solver,
+                              regularization=self.regularization, rtol=self.tol,
+                              maxiter=self.max_iter, x0=x0, preconditioner=self.preconditioner)
+        intercepts, dual = system.split(result.x)
+        return intercepts, dual, result
+
+    def _fit_stackers(self, features, codes, Y):
+        """The stackers, fitted with the class weights as sample weights (see the base
+        class for the unweighted fit)."""
+        weights = self._error_weights(Y)
+        if weights is None:
+            return super()._fit_stackers(features, codes, Y)
+        with _one_blas_thread():
+            self.stacking_scores_ = features
+            m = features.shape[0]
+            fit_options = {"logisticregression__sample_weight": weights}
+            if self._joint_stacking():
+                joint = joint_logistic_regression().fit(features.reshape(m, -1), codes,
+                                                        **fit_options)
+                if self._blending():
+                    joint = BlendedStacker(n_views=features.shape[1]).fit(
+                        features.reshape(m, -1), codes, joint=joint)
+                self.stackers_ = [joint]
+                return
+            self.stackers_ = [
+                unpenalized_logistic_regression().fit(
+                    features[:, :, column], (Y[:, column] > 0).astype(int), **fit_options)
+                for column in range(Y.shape[1])]
+
+    def _stacked_proba(self, features):
+        if not getattr(self, "_multilabel", False):
+            return super()._stacked_proba(features)
+        return np.column_stack([model.predict_proba(features[:, :, c])[:, 1]
+                                for c, model in enumerate(self.stackers_)])
+
+    def decision_function(self, X):
+        """Decision values: shape (n,) for two classes, (n, n_classes) otherwise, and
+        (n, n_labels) for a multi-label target.
+
+        Parameters
+        ----------
+        X : array-like, or KernelViews with ``kernel="precomputed"``
+            New samples, or the kernel blocks between new samples and the training set.
+        """
+        if getattr(self, "_multilabel", False):
+            return self._raw_decision(X)
+        return super().decision_function(X)
+
+    def _labels_of(self, scores):
+        if not getattr(self, "_multilabel", False):
+            return super()._labels_of(scores)
+        indicator = (scores > 0).astype(int)
+        return sp.csr_matrix(indicator) if self._sparse_target else indicator
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Multi-label targets, where defined: without class weights, and not with the
+        # multinomial (joint) stackers.
+        multi = self.class_weight is None and self.merge in MERGES and not self._joint_stacking()
+        tags.target_tags.multi_output = multi
+        tags.classifier_tags.multi_label = multi
+        return tags

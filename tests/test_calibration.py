@@ -1,0 +1,152 @@
+"""Temperature scaling shrunk to the prior, and the expected calibration error."""
+
+import numpy as np
+import pytest
+
+from digraph_askls.evaluation import expected_calibration_error
+from digraph_askls.models._calibration import TemperatureCalibrator
+
+
+def test_expected_calibration_error_by_hand():
+    proba = np.array([[0.95, 0.05], [0.92, 0.08], [0.3, 0.7], [0.45, 0.55], [0.6, 0.4],
+                      [0.2, 0.8], [0.5, 0.5]])
+    y = np.array([0, 1, 1, 1, 1, 1, 0])
+    # Confidences 0.95, 0.92 (bin (0.9, 1]: accuracy 1/2, confidence 0.935), 0.7 (bin
+    # (0.6, 0.7]: 1 right), 0.55 and 0.6 (bin (0.5, 0.6]: 1 of 2 right, confidence 0.575),
+    # 0.8 (bin (0.7, 0.8]: right), 0.5 (bin (0.4, 0.5]: column 0 predicted, right).
+    by_hand = (2 * abs(0.5 - 0.935) + abs(1 - 0.7) + 2 * abs(0.5 - 0.575)
+               + abs(1 - 0.8) + abs(1 - 0.5)) / 7
+    assert expected_calibration_error(y, proba) == pytest.approx(by_hand, abs=1e-12)
+    # A vector is the probability of class 1.
+    assert expected_calibration_error(y, proba[:, 1]) == pytest.approx(by_hand, abs=1e-12)
+    # One bin: |accuracy - mean confidence|.
+    assert expected_calibration_error(y, proba, n_bins=1) == pytest.approx(
+        abs(5 / 7 - proba.max(axis=1).mean()))
+
+
+def test_expected_calibration_error_of_calibrated_draws_is_small():
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0.5, 1.0, 20000)
+    y = (rng.uniform(size=p.size) >= p).astype(int)      # column 0 right with probability p
+    assert expected_calibration_error(y, np.column_stack([p, 1 - p])) < 0.01
+    assert expected_calibration_error(1 - y, np.column_stack([p, 1 - p])) > 0.4
+
+
+@pytest.mark.parametrize("y, proba, message", [
+    ([0, 3], [[0.5, 0.5], [0.5, 0.5]], "column indices"),
+    ([0], [[0.5, 0.5], [0.5, 0.5]], "one true class per row"),
+])
+def test_expected_calibration_error_bad_input(y, proba, message):
+    with pytest.raises(ValueError, match=message):
+        expected_calibration_error(y, proba)
+
+
+def test_plain_temperature_scaling_recovers_the_true_temperature():
+    rng = np.random.default_rng(1)
+    logits = rng.normal(scale=3.0, size=(5000, 4))
+    true_t = 2.5
+    p = np.exp(logits / true_t)
+    p /= p.sum(axis=1, keepdims=True)
+    y = np.array([rng.choice(4, p=row) for row in p])
+    calibrator = TemperatureCalibrator(pseudo_count=0).fit(logits, y)
+    assert calibrator.temperature_ == pytest.approx(true_t, rel=0.08)
+    # And the calibrated probabilities are calibrated on fresh draws.
+    fresh = rng.normal(scale=3.0, size=(5000, 4))
+    q = np.exp(fresh / true_t)
+    q /= q.sum(axis=1, keepdims=True)
+    y_fresh = np.array([rng.choice(4, p=row) for row in q])
+    assert expected_calibration_error(y_fresh, calibrator.predict_proba(fresh)) < 0.03
+
+
+def test_few_labels_cannot_give_certainty():
+    logits = np.array([[30.0, -30.0], [25.0, -20.0], [-30.0, 30.0], [-20.0, 25.0]])
+    calibrator = TemperatureCalibrator().fit(logits, [0, 0, 1, 1])
+    proba = calibrator.predict_proba(np.array([[300.0, -300.0], [-300.0, 300.0]]))
+    # Four labels, two classes: at most (4 + 2 * 1/2) / (4 + 2) = 5/6.
+    assert proba.max() == pytest.approx(5 / 6) and calibrator.max_probability() == 5 / 6
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert proba.argmax(axis=1).tolist() == [0, 1]
+    # Plain temperature scaling (no pseudo-count) answers with certainty.
+    plain = TemperatureCalibrator(pseudo_count=0).fit(logits, [0, 0, 1, 1])
+    assert plain.predict_proba(np.array([[300.0, -300.0]])).max() > 0.999
+
+
+def test_shrinkage_vanishes_with_many_labels():
+    rng = np.random.default_rng(2)
+    logits = rng.normal(scale=2.0, size=(20000, 3))
+    p = np.exp(logits)
+    p /= p.sum(axis=1, keepdims=True)
+    y = np.array([rng.choice(3, p=row) for row in p])
+    shrunk = TemperatureCalibrator().fit(logits, y)
+    plain = TemperatureCalibrator(pseudo_count=0).fit(logits, y)
+    np.testing.assert_allclose(shrunk.predict_proba(logits), plain.predict_proba(logits),
+                               atol=2e-3)
+
+
+def test_bad_codes_are_clear_errors():
+    with pytest.raises(ValueError, match="class codes in"):
+        TemperatureCalibrator().fit(np.zeros((3, 2)), [0, 2, 1])
+
+
+# ---- the calibrator on the merge of AsKLSClassifier ------------------------------------
+import warnings
+
+from digraph_askls import AsKLSClassifier, KernelViews
+from digraph_askls.models._calibration import (
+    fit_merge_calibrator,
+    held_out_merge_proba,
+    log_proba,
+)
+from digraph_askls.models._folds import kfold_splits
+from digraph_askls.models._stackers import joint_logistic_regression
+
+#: The README's 6-node graph ("Ten lines"): the kernel that NodeClassifier selects there
+#: (SmoothedAttributeKernel, 3 decimals), nodes 0, 1, 3, 4 labelled a, a, b, b.
+README_KERNEL = np.array([
+    [1.0, 1.0, 0.986, 0.669, 0.538, 0.538], [1.0, 1.0, 0.986, 0.669, 0.538, 0.538],
+    [0.986, 0.986, 1.0, 0.782, 0.669, 0.669], [0.669, 0.669, 0.782, 1.0, 0.986, 0.986],
+    [0.538, 0.538, 0.669, 0.986, 1.0, 1.0], [0.538, 0.538, 0.669, 0.986, 1.0, 1.0]])
+
+
+@pytest.mark.parametrize("merge", ["stack_loo", "stack_train", "joint_loo"])
+def test_four_labels_of_the_readme_example_give_no_probability_above_099(merge):
+    train, test = np.array([0, 1, 3, 4]), np.array([2, 5])
+    y = np.array([0, 0, 1, 1])
+    K = README_KERNEL
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # separable stacking scores: ill-conditioned
+        clf = AsKLSClassifier(gamma=0.1, merge=merge).fit(K[np.ix_(train, train)], y)
+        proba = clf.predict_proba(KernelViews(K[np.ix_(test, train)], K[np.ix_(train, test)]))
+        calibrator = fit_merge_calibrator(clf, clf.stacking_scores_, y, random_state=0)
+    calibrated = calibrator.predict_proba(log_proba(proba))
+    assert calibrated.max() <= 5 / 6 + 1e-12 < 0.99
+    assert calibrated.argmax(axis=1).tolist() == proba.argmax(axis=1).tolist()
+    if merge == "stack_train":
+        assert proba.max() > 0.99          # what the merge answers alone
+
+
+def test_held_out_merge_proba_refits_the_stackers_without_each_part():
+    rng = np.random.default_rng(3)
+    m = 60
+    codes = np.repeat([0, 1, 2], 20)
+    K = rng.uniform(size=(m, m)) + 2.0 * (codes[:, None] == codes[None, :])
+    clf = AsKLSClassifier(gamma=0.1, merge="joint_loo").fit(K, codes)
+    features = clf.stacking_scores_
+    held_out = held_out_merge_proba(clf, features, codes, n_folds=5, random_state=0)
+    expected = np.zeros((m, 3))
+    for train, valid in kfold_splits(codes, 5, 0):
+        model = joint_logistic_regression().fit(features[train].reshape(train.size, -1),
+                                                codes[train])
+        expected[valid] = model.predict_proba(features[valid].reshape(valid.size, -1))
+    np.testing.assert_allclose(held_out, expected, rtol=1e-10, atol=1e-12)
+    # Not the stackers' in-sample probabilities.
+    assert not np.allclose(held_out, clf.proba_from_view_scores(features), atol=1e-3)
+
+
+def test_multi_label_models_are_refused():
+    rng = np.random.default_rng(4)
+    K = rng.uniform(size=(30, 30)) + np.eye(30)
+    Y = np.tile([[1, 0], [0, 1], [1, 1]], (10, 1))
+    clf = AsKLSClassifier(merge="stack_loo").fit(K, Y)
+    with pytest.raises(ValueError, match="multi-label"):
+        held_out_merge_proba(clf, clf.stacking_scores_, np.zeros(30, dtype=int))
