@@ -20,8 +20,11 @@ from ._candidates import Candidate, as_recipes, default_kernels
 from ._engines import Engine, SolvedEngine, SpectralEngine, WalkEngine
 from ._folds import node_keys
 from ._policy import DEFAULT_POLICY, FitSettings, SelectionPolicy
-from ._select import Selected, select_kernel
+from ._scoring import Scoring, check_scoring
+from ._select import Selected, merges_for, select_kernel
+from ._validation import choose_on_validation, validation_candidates
 
 __all__ = ["Candidate", "DEFAULT_POLICY", "Engine", "FitSettings", "SelectionPolicy",
-           "Selected", "SolvedEngine", "SpectralEngine", "WalkEngine", "as_recipes",
-           "default_kernels", "node_keys", "select_kernel"]
+           "Scoring", "Selected", "SolvedEngine", "SpectralEngine", "WalkEngine", "as_recipes",
+           "check_scoring", "choose_on_validation", "default_kernels", "merges_for",
+           "node_keys", "select_kernel", "validation_candidates"]

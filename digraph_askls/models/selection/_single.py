@@ -14,8 +14,9 @@ from .._askls import AsKLSClassifier
 from .._merge import Merge
 from .._train_scores import fit_on_train_scores, scores_every_node
 from ._ranking import ranking_score
+from ._results import no_rows, selection_record
 
-__all__ = ["fit_fixed", "no_rows"]
+__all__ = ["fit_fixed"]
 
 
 def fit_fixed(kernel, recipe, train_codes, train, gamma, merge, n_folds, settings, operator):
@@ -35,17 +36,10 @@ def fit_fixed(kernel, recipe, train_codes, train, gamma, merge, n_folds, setting
                                                                               train_codes)
     if merge == "auto":
         _choose_blend(estimator, train_codes)
-    selection = dict(kernel=recipe, gamma=float(gamma), score=None, accuracy=None,
-                     accuracy_interval=None, accuracy_reliable=None,
-                     held_out_accuracy=None, optimism=None,
-                     engine="fixed", merge=estimator.merge, n_folds=None)
+    selection = selection_record(recipe, gamma, score=None, estimate=None, interval=None,
+                                 held_out=None, optimism=None, engine="fixed",
+                                 merge=estimator.merge, n_folds=None)
     return kernel, estimator, selection, no_rows(), scores
-
-
-def no_rows():
-    """``cv_results_`` when nothing was selected: empty lists."""
-    return {key: [] for key in ("kernel", "gamma", "engine", "mean_test_score", "cv_accuracy",
-                                "merge", "fit_time", "scored_on", "rank_test_score")}
 
 
 def _choose_blend(estimator, codes):

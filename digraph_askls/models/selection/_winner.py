@@ -9,16 +9,20 @@ cross-validation over the same folds (:func:`merge_estimates`), which is what
 the choice, :mod:`~._estimate`).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ...linalg._dense import _one_blas_thread
 from .._askls import AsKLSClassifier
-from .._merge import as_merge
+from .._merge import Merge, as_merge
 from .._stackers import (BlendedStacker, fit_temperature, joint_logistic_regression,
                          softmax_rows, unpenalized_logistic_regression, view_logits)
 from ._ranking import _views, ranking_score, selection_optimism
+from ._scoring import held_out_rows
 
-__all__ = ["assemble", "choose_merge", "merge_estimates", "merge_probabilities"]
+__all__ = ["MergeChoice", "assemble", "choose_merge", "merge_estimates",
+           "merge_probabilities"]
 
 
 def _columns(proba, present, n_classes):
@@ -85,7 +89,7 @@ def _stack_probabilities(train_scores, train_codes, test_scores, n_classes):
     return proba / np.where(total > 0, total, 1.0)
 
 
-def merge_estimates(scores, codes, folds, merges):
+def merge_estimates(scores, codes, folds, merges, scoring=None):
     """Cross-validated quality of each merge on out-of-fold view scores.
 
     For each fold the merge is fitted on the other folds' nodes and predicts the fold's
@@ -100,13 +104,16 @@ def merge_estimates(scores, codes, folds, merges):
     folds : list of ndarray of int
         The held-out nodes of each fold (those that made ``scores``).
     merges : sequence of Merge
+    scoring : Scoring, optional
+        The criterion (:class:`~._scoring.Scoring`); None: the accuracy.
 
     Returns
     -------
     dict
         merge -> ``(score, accuracy, proba)``: one minus the Brier score of the held-out
-        predictions, their accuracy and the held-out class probabilities (m, n_classes);
-        merges that could not be fitted on some fold are left out.
+        predictions, their accuracy (their score under ``scoring``) and the held-out
+        class probabilities (m, n_classes); merges that could not be fitted on some fold
+        are left out.
     """
     n_classes = int(codes.max()) + 1
     targets = np.zeros((codes.size, n_classes))
@@ -124,37 +131,51 @@ def merge_estimates(scores, codes, folds, merges):
                 break
             proba[held] = fold
         else:
+            value = (float(np.mean(np.argmax(proba, axis=1) == codes))
+                     if scoring is None or scoring.is_accuracy else scoring(codes, proba))
             estimates[merge] = (
-                1.0 - float(np.mean(np.sum((targets - proba) ** 2, axis=1))),
-                float(np.mean(np.argmax(proba, axis=1) == codes)), proba)
+                1.0 - float(np.mean(np.sum((targets - proba) ** 2, axis=1))), value, proba)
     return estimates
 
 
-def choose_merge(scores, codes, folds, merges, merge_cv_max):
+class MergeChoice(NamedTuple):
+    """What :func:`choose_merge` returns."""
+
+    merge: Merge
+    held_out: np.ndarray
+    optimism: float
+    rows: object
+    chosen_row: int
+
+
+def choose_merge(scores, codes, folds, merges, merge_cv_max, scoring=None):
     """The merge to fit, the class codes its held-out predictions give the labelled nodes,
-    the optimism of choosing it (:func:`~._ranking.selection_optimism`) and whether each
-    merge compared (a row each, (n_merges, m)) predicts each labelled node right.
+    the optimism of choosing it (:func:`~._ranking.selection_optimism`), the held-out
+    rows of each merge compared (:func:`~._scoring.held_out_rows`: whether each predicts
+    each labelled node right, (n_merges, m), or its probabilities under another scorer)
+    and the row of the chosen merge.
 
     Up to ``merge_cv_max`` labelled nodes (:class:`~._policy.SelectionPolicy`) the
     merges themselves are cross-validated
-    on the out-of-fold scores, and the one of the best held-out accuracy wins, its Brier
-    score breaking ties (the accuracy is what is reported, and what the Brier score does
-    not always follow: a mean view whose probabilities are poorly calibrated can still
-    rank the classes best). Above ``merge_cv_max`` nodes the joint stacker is kept
-    and its least-squares stand-in gives the predictions.
+    on the out-of-fold scores, and the one of the best held-out accuracy (or score under
+    ``scoring``) wins, its Brier score breaking ties (the accuracy is what is reported,
+    and what the Brier score does not always follow: a mean view whose probabilities are
+    poorly calibrated can still rank the classes best). Above ``merge_cv_max`` nodes the
+    joint stacker is kept and its least-squares stand-in gives the predictions.
     """
     if codes.size <= merge_cv_max:
-        estimates = merge_estimates(scores, codes, folds, merges)
+        estimates = merge_estimates(scores, codes, folds, merges, scoring)
         if estimates:
             names = list(estimates)
             chosen = max(names, key=lambda name: (estimates[name][1], estimates[name][0]))
-            hits = np.array([np.argmax(estimates[name][2], axis=1) == codes for name in names])
-            return (chosen, np.argmax(estimates[chosen][2], axis=1),
-                    selection_optimism(hits, names.index(chosen), folds), hits)
+            rows = held_out_rows([estimates[name][2] for name in names], codes, scoring)
+            return MergeChoice(chosen, np.argmax(estimates[chosen][2], axis=1),
+                               selection_optimism(rows, names.index(chosen), folds), rows,
+                               names.index(chosen))
     chosen = merges[0] if len(merges) == 1 else as_merge("joint")
     predictions = ranking_score(scores, codes, (chosen,), return_predictions=True)[3]
     held_out = np.argmax(predictions, axis=1)
-    return chosen, held_out, 0.0, (held_out == codes)[None]
+    return MergeChoice(chosen, held_out, 0.0, held_out_rows([predictions], codes, scoring), 0)
 
 
 def assemble(best, merge, train_codes, settings):
