@@ -48,9 +48,13 @@ class Engine:
         The held-out positions (in ``codes``) of each fold.
     on_sample : bool
         Whether it scores the ranking sample (else every labelled node).
+    cost_per_gamma : {"none", "one solve", "a solve per fold"}
+        What each further gamma costs, declared: it decides the gammas a kernel's own
+        grid is scored at (:func:`~._candidates.scored_gammas`).
     """
 
     name = None
+    cost_per_gamma = "none"
 
     def __init__(self, kernel, train_kernel, codes, folds, settings, on_sample):
         self.kernel = kernel
@@ -59,11 +63,6 @@ class Engine:
         self.folds = folds
         self.settings = settings
         self.on_sample = on_sample
-
-    def gammas(self, grid, kernel_grid):
-        """The gammas it scores: ``grid``, or fewer where each costs a solve and the
-        grid is the kernel's own (``kernel_grid``)."""
-        return tuple(grid)
 
     def out_of_fold(self, gamma, damp_singular=True):
         """The out-of-fold scores at ``gamma``, or None if the system is singular."""
@@ -107,18 +106,16 @@ class SpectralEngine(Engine):
 
 
 class WalkEngine(Engine):
-    """All folds of a walk kernel in one solve, at the policy's ``walk_gamma``."""
+    """All folds of a walk kernel in one solve (at the policy's ``walk_gamma`` where the
+    grid is the kernel's own, :func:`~._candidates.scored_gammas`)."""
 
     name = "walk"
+    cost_per_gamma = "one solve"
 
     def __init__(self, kernel, train_kernel, codes, folds, settings, on_sample, policy):
         super().__init__(kernel, train_kernel, codes,
                          walk_folds(train_kernel.K, folds, codes, policy), settings,
                          on_sample)
-        self.walk_gamma = policy.walk_gamma
-
-    def gammas(self, grid, kernel_grid):
-        return (self.walk_gamma,) if kernel_grid else tuple(grid)
 
     def _out_of_fold(self, gamma):
         return walk_out_of_fold(self.train_kernel, self.codes, gamma, self.folds,
@@ -130,10 +127,7 @@ class SolvedEngine(Engine):
     """A solve per fold (any operator)."""
 
     name = "solved"
-
-    def gammas(self, grid, kernel_grid):
-        return tuple(grid[:1]) if kernel_grid else tuple(grid)    # a solve per fold and
-                                                                # gamma is dear: the first
+    cost_per_gamma = "a solve per fold"
 
     def _out_of_fold(self, gamma):
         return self._solve_each_fold(gamma)

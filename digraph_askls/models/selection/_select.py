@@ -208,7 +208,8 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
                                partial(engine_for, all_train=train, codes=search.codes,
                                        ranked=search.ranked, folds=search.folds,
                                        sample_folds=search.sample_folds, settings=settings,
-                                       policy=policy), _own_merges(merge))
+                                       policy=policy), _own_merges(merge),
+                               walk_gamma=policy.walk_gamma)
     ranking = rank(candidates, len(recipes) == 1, search.codes, search.ranked,
                    search.sample_folds, search.merges, policy.merge_folds, scoring)
     best, judged, merge_choices = _vote_step(ranking, search)
