@@ -62,6 +62,20 @@ def test_vectorised_scores_equal_scikit_learn_on_the_weighted_nodes(name, metric
         np.testing.assert_allclose(got, looped, atol=1e-12)
 
 
+@pytest.mark.parametrize("name", ["precision_macro", "recall_macro", "jaccard_macro",
+                                  "precision_weighted", "recall_weighted",
+                                  "jaccard_weighted"])
+def test_every_vectorised_score_equals_the_scorer_called_on_the_weighted_nodes(name):
+    rng = np.random.default_rng(4)
+    codes = rng.integers(0, 4, 30)
+    probas = rng.random((3, 30, 4)) ** 3        # some classes rarely predicted
+    weights = rng.integers(0, 3, (5, 30)).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # zero_division warnings of the scorer
+        np.testing.assert_allclose(Scoring(name).weighted(codes, probas, weights),
+                                   Scoring(name)._loop(codes, probas, weights), atol=1e-12)
+
+
 def test_a_callable_scorer_reads_the_held_out_predictions():
     codes = np.array([0, 0, 1, 1, 2])
     proba = np.eye(3)[[0, 1, 1, 1, 2]]

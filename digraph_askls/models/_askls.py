@@ -171,7 +171,7 @@ class AsKLSClassifier(_KernelLSClassifier):
         estimator.stack_folds_ = [(np.arange(m), *stacking_model)]
         estimator.solver_result_ = result
         estimator.n_iter_ = 0 if result is None else result.n_iter
-        if estimator._stacking():
+        if estimator._merge().stacking:
             estimator._fit_stackers(stacking_scores, codes, estimator._label_columns(codes))
         else:
             index = [("source", "target").index(view) for view in estimator._views_used()]
@@ -198,14 +198,14 @@ class AsKLSClassifier(_KernelLSClassifier):
         """Decision values (n, k) of samples whose view scores ``features`` (n, 2, k) are
         known (a solve that scored every node)."""
         with _one_blas_thread():
-            if self._stacking():
+            if self._merge().stacking:
                 return self._stacked_decision(features)
             return self._mean_view(features)
 
     def proba_from_view_scores(self, features):
         """Class probabilities of samples whose view scores (n, 2, k) are known."""
         with _one_blas_thread():
-            if self._stacking():
+            if self._merge().stacking:
                 return self._stacked_proba(features)
             return self._view_proba(self._mean_view(features))
 
@@ -232,21 +232,6 @@ class AsKLSClassifier(_KernelLSClassifier):
     def _merge(self):
         """The :class:`~digraph_askls.models._merge.Merge` that ``merge`` names."""
         return Merge.named(self.merge)
-
-    def _stacking(self):
-        return self._merge().stacking
-
-    def _joint_stacking(self):
-        return self._merge().joint
-
-    def _blending(self):
-        return self._merge().blending
-
-    def _loo_stacking(self):
-        return self._merge().scores == "loo"
-
-    def _train_scores_stacking(self):
-        return self._merge().scores == "train"
 
     def _fit_loo(self, K, codes, Y, spectral=None):
         """Solve through one SVD of ``K`` and stack the exact leave-one-out view scores."""
@@ -294,12 +279,12 @@ class AsKLSClassifier(_KernelLSClassifier):
             return self.intercept_[:, None], self.dual_coef_[:, :, None]
         return self.intercept_.T, self.dual_coef_.transpose(1, 2, 0)
 
-    @available_if(lambda self: self._stacking() or hasattr(self, "view_temperature_"))
+    @available_if(lambda self: self._merge().stacking or hasattr(self, "view_temperature_"))
     def predict_proba(self, X):
         """Class probabilities: from the stackers (stacking merges), or a softmax of the
         mean view whose temperature was fitted on out-of-fold scores (the mean view, as
         fitted by :class:`~digraph_askls.NodeClassifier`'s selection)."""
-        if self._stacking():
+        if self._merge().stacking:
             return self._predict_proba(X)
         check_is_fitted(self)
         return self._view_proba(self._raw_decision(X))

@@ -87,23 +87,36 @@ def _balanced_accuracy(confusion):
     return _ratio((recall * present).sum(axis=-1), present.sum(axis=-1).astype(float))
 
 
-def _f1(average):
+def _per_class(measure, average):
+    """A scorer averaging ``measure(hits, support, predicted)`` over the classes present
+    (true or predicted) in the nodes of positive weight: plainly (``"macro"``) or
+    weighted by their support (``"weighted"``); 0 where a class's measure is undefined,
+    as scikit-learn's ``zero_division`` default gives."""
     def score(confusion):
         support = confusion.sum(axis=-1)
         predicted = confusion.sum(axis=-2)
-        hits = np.diagonal(confusion, axis1=-2, axis2=-1)
-        f1 = _ratio(2.0 * hits, support + predicted)
+        values = measure(np.diagonal(confusion, axis1=-2, axis2=-1), support, predicted)
         if average == "weighted":
-            return _ratio((f1 * support).sum(axis=-1), support.sum(axis=-1))
+            return _ratio((values * support).sum(axis=-1), support.sum(axis=-1))
         present = (support + predicted) > 0
-        return _ratio((f1 * present).sum(axis=-1), present.sum(axis=-1).astype(float))
+        return _ratio((values * present).sum(axis=-1), present.sum(axis=-1).astype(float))
     return score
+
+
+_MEASURES = {
+    "f1": lambda hits, support, predicted: _ratio(2.0 * hits, support + predicted),
+    "precision": lambda hits, support, predicted: _ratio(hits, predicted),
+    "recall": lambda hits, support, predicted: _ratio(hits, support),
+    "jaccard": lambda hits, support, predicted: _ratio(hits, support + predicted - hits),
+}
 
 
 #: Scorers computed from weighted confusion matrices, all rows and resamples at once;
 #: each equals scikit-learn's on the nodes of positive weight (``tests/test_scoring.py``).
-_FROM_CONFUSION = {"balanced_accuracy": _balanced_accuracy, "f1_macro": _f1("macro"),
-                   "f1_weighted": _f1("weighted")}
+_FROM_CONFUSION = {"balanced_accuracy": _balanced_accuracy,
+                   **{f"{name}_{average}": _per_class(measure, average)
+                      for name, measure in _MEASURES.items()
+                      for average in ("macro", "weighted")}}
 
 
 class Scoring:
@@ -114,6 +127,14 @@ class Scoring:
     (``X``: the positions of the judged nodes, one column; ``y``: their class codes,
     ``0 .. n_classes - 1``; ``predict_proba`` the held-out probabilities). Greater is
     better, as for scikit-learn's scorers (``"neg_log_loss"``).
+
+    ``"accuracy"``, ``"neg_log_loss"``, ``"balanced_accuracy"`` and the macro and weighted
+    averages of ``f1``, ``precision``, ``recall`` and ``jaccard`` are computed for every
+    configuration and resample at once (from weighted confusion matrices). Any other
+    name, and a callable, is called once per configuration and resample of the
+    estimate's bootstrap (:data:`~._estimate.BBC_BOOTSTRAPS` of them): a selection among
+    dozens of configurations then makes thousands of calls, minutes where each call
+    takes milliseconds.
 
     Examples
     --------

@@ -16,8 +16,7 @@ import numpy as np
 from ...linalg._dense import _one_blas_thread
 from .._askls import AsKLSClassifier
 from .._merge import Merge, as_merge
-from .._stackers import (BlendedStacker, fit_temperature, joint_logistic_regression,
-                         softmax_rows, unpenalized_logistic_regression, view_logits)
+from .._mergers import JointMerger, MeanMerger, OneSidedColumn, merger_for
 from ._ranking import _views, ranking_score, selection_optimism
 from ._scoring import held_out_rows
 
@@ -44,49 +43,27 @@ def merge_probabilities(merge, train_scores, train_codes, test_scores, n_classes
     blended merges both fit, is kept by the first and read by the second.
     """
     merge = as_merge(merge)
-    train_scores = _views(train_scores, merge.combine)
-    test_scores = _views(test_scores, merge.combine)
-    n_views, m, k = train_scores.shape
-    flat_train = train_scores.transpose(1, 0, 2).reshape(m, -1)
-    flat_test = test_scores.transpose(1, 0, 2).reshape(test_scores.shape[1], -1)
+    train_scores = _views(train_scores, merge.combine).transpose(1, 0, 2)
+    test_scores = _views(test_scores, merge.combine).transpose(1, 0, 2)
     present = np.unique(train_codes)
     if not merge.stacking:
-        logits = view_logits(flat_train, n_views)
-        temperature, scale = fit_temperature(logits, train_codes)
-        proba = softmax_rows(temperature * view_logits(flat_test, n_views) / scale)
+        proba = MeanMerger().fit(train_scores, train_codes).predict_proba(test_scores)
         return proba if proba.shape[1] == n_classes else _columns(proba[:, present], present,
                                                                   n_classes)
+    if merge.joint and present.size < 2:
+        return None
+    fitted = {} if fitted is None else fitted
     with _one_blas_thread():
-        if merge.joint:
-            if present.size < 2:
-                return None
-            fitted = {} if fitted is None else fitted
-            joint = fitted.get("joint")
-            if joint is None:
-                joint = fitted["joint"] = joint_logistic_regression().fit(flat_train,
-                                                                          train_codes)
-            model = (BlendedStacker(n_views).fit(flat_train, train_codes, joint=joint)
-                     if merge.blending else joint)
-            return _columns(model.predict_proba(flat_test), model.classes_, n_classes)
-        if merge.combine == "stack":
-            return _stack_probabilities(train_scores, train_codes, test_scores, n_classes)
-    raise ValueError(f"no cross-validated estimate for merge {merge!r}")
-
-
-def _stack_probabilities(train_scores, train_codes, test_scores, n_classes):
-    k = train_scores.shape[2]
-    columns = []
-    for column in range(k):
-        target = (train_codes == column).astype(int) if k > 1 else (train_codes == 1).astype(int)
-        if target.min() == target.max():
+        try:
+            if merge.joint and "joint" not in fitted:    # the joint and blended merges'
+                fitted["joint"] = JointMerger().fit(train_scores, train_codes).models_[0]
+            merger = merger_for(merge).fit(train_scores, train_codes,
+                                           **({"joint": fitted["joint"]} if merge.joint
+                                              else {}))
+        except OneSidedColumn:
             return None
-        model = unpenalized_logistic_regression().fit(train_scores[:, :, column].T, target)
-        columns.append(model.predict_proba(test_scores[:, :, column].T)[:, 1])
-    proba = np.column_stack(columns)
-    if k == 1:
-        return np.column_stack([1.0 - proba[:, 0], proba[:, 0]])
-    total = proba.sum(axis=1, keepdims=True)
-    return proba / np.where(total > 0, total, 1.0)
+        proba = merger.predict_proba(test_scores)
+    return proba if merge.combine == "stack" else _columns(proba, merger.classes_, n_classes)
 
 
 def merge_estimates(scores, codes, folds, merges, scoring=None):
