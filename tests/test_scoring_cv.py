@@ -211,3 +211,14 @@ def test_cora_with_a_splitter_and_macro_f1(shared):
     assert len(clf.cv_results_["mean_test_score"]) > 1
     predicted = clf.predict()
     assert f1_score(graph.labels[test], predicted[test], average="macro") > 0.7
+
+
+def test_node_classifier_cv_is_deprecated():
+    from digraph_askls import NodeClassifierCV
+    import networkx as nx
+
+    graph = nx.DiGraph([(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (2, 3)])
+    labels = {0: "a", 1: "a", 2: "a", 3: "b", 4: "b", 5: "b"}
+    with pytest.warns(FutureWarning, match="NodeClassifierCV is deprecated"):
+        NodeClassifierCV({"gamma": [0.01]}, cv=2,
+                         base_params={"merge": "average"}).fit(graph, labels)

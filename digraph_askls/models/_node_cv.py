@@ -33,6 +33,14 @@ _ESTIMATOR_KEYS = ("kernel", "gamma", "merge", "regularization", "n_folds", "tol
 class NodeClassifierCV(FittedAttributesMixin, BaseEstimator):
     """:class:`NodeClassifier` with its parameters chosen by cross-validation.
 
+    .. deprecated::
+        ``NodeClassifierCV`` is deprecated and will be removed: :class:`NodeClassifier`
+        chooses the kernel, gamma and merge itself, on folds you can give
+        (``NodeClassifier(cv=StratifiedKFold(5))``), by the score you choose
+        (``scoring="f1_macro"``), with node features, and estimates the choice's score;
+        to search other parameters, wrap it in scikit-learn's searches. See
+        ``docs/changelog.md``.
+
     Each candidate of ``param_grid`` is scored by the accuracy of ``cv`` stratified folds
     of the labelled nodes; the best one is refitted on all labelled nodes. The graph
     kernel (an operator for the walk kernels) is built once per kernel configuration and
@@ -136,9 +144,14 @@ class NodeClassifierCV(FittedAttributesMixin, BaseEstimator):
         -------
         self
         """
+        import warnings
+
         from ..graph import get_adjacency, get_labels
         from ..kernels import get_graph_kernel
 
+        warnings.warn("NodeClassifierCV is deprecated and will be removed: NodeClassifier "
+                      "chooses the kernel, gamma and merge on the folds of cv= by the "
+                      "score of scoring= (features included)", FutureWarning, stacklevel=2)
         self._validate_params()
         grid = ParameterGrid(self.param_grid if self.param_grid is not None
                              else {"beta": [0.5, 1.0, 2.0]})
