@@ -247,7 +247,7 @@ def _vote_step(ranking, search):
                                 judge)
     rows = ranking.judged_hits
     for index, hits in merged.items():
-        rows = rows.replace_rows(ranking.owners == index, hits)
+        rows = rows.replace_rows(ranking.owners == index, as_rows(hits))
     judged = _Judged(rows, ranking.owners == best.index, _vote_rows(ranking), search.ranked)
     return best, judged, merge_choices
 
@@ -376,7 +376,8 @@ def _prefer_vote(ranking, best, sample_folds, policy, judge=None):
     Trees*, 1984) keeps the vote unless the walk kernel beats it, node by node on the
     same held-out nodes, by more than one standard error of the mean difference.
 
-    With ``judge`` (a function of a leader: its held-out hits, :func:`_merged_hits`) the
+    With ``judge`` (a function of a leader: its held-out row, :func:`_merged_hits`, or
+    its hits) the
     two are judged as they would be fitted: the walk kernel through the merges
     themselves, cross-validated on its out-of-fold scores
     (:func:`~._winner.choose_merge`), not through the ranking's stand-ins. The
@@ -404,9 +405,9 @@ def _prefer_vote(ranking, best, sample_folds, policy, judge=None):
         return best, {}
     walk = max(walks, key=lambda leader: leader.score)
     if judge is not None:
-        walk_rows, vote_rows = judge(walk), judge(vote)
-        merged = {walk.index: walk_rows, vote.index: vote_rows}
-        walk_hits, vote_hits = walk_rows.hits[0], vote_rows.hits[0]
+        merged = {walk.index: judge(walk), vote.index: judge(vote)}
+        walk_hits, vote_hits = (as_rows(merged[leader.index]).hits[0]
+                                for leader in (walk, vote))
     else:
         hits = as_rows(ranking.hits).hits
         walk_hits, vote_hits = hits[walk.index], hits[vote.index]
