@@ -10,7 +10,7 @@ from ..linalg._dense import _one_blas_thread
 from ._base import _KernelLSClassifier
 from ._checks import check_targets
 from ._merge import MERGES, Merge
-from ._training import decompose
+from ._decomposition import decompose
 from ._stackers import fit_temperature, softmax_rows, view_logits
 
 __all__ = ["AsKLSClassifier"]

@@ -16,10 +16,9 @@ from ..linalg import (
 from ..linalg._dense import _one_blas_thread
 from ..kernels import VECTOR_KERNELS, restrict_kernel
 from ..kernels._restrict import views_pair_product
-from ._checks import SHARED_CONSTRAINTS, check_classes, check_targets
+from ._checks import SHARED_CONSTRAINTS, check_classes, check_targets, label_columns
 from ._folds import kfold_splits
 from ._mergers import merger_for
-from ._training import label_columns
 from ._views import KernelViews, kernel_dot
 
 __all__ = []
@@ -239,9 +238,9 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
         """Fit the merger (:func:`~._mergers.merger_for`) on out-of-sample view scores
         ``features`` (m, n_views, k); its models are ``stackers_``.
 
-        On one BLAS thread: the logistic regressions' small products lost an order of
-        magnitude to OpenBLAS's threads when another process held a core (0.56 s against
-        0.03 s for 6,000 samples, ``docs/results/speed.md``).
+        On one BLAS thread: the logistic regressions' small products lose an order of
+        magnitude to OpenBLAS's threads when another process holds a core
+        (``docs/results/speed.md``).
         """
         with _one_blas_thread():
             self.stacking_scores_ = features

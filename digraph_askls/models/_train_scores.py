@@ -23,7 +23,7 @@ from ..linalg._scores import solve_with_scores
 from ._askls import AsKLSClassifier
 from ._checks import check_classes, check_targets
 from ._merge import Merge
-from ._training import label_columns
+from ._checks import label_columns
 
 __all__ = ["NodeScores", "fit_on_train_scores", "joined_products", "scores_every_node",
            "scores_all_rows"]

@@ -56,12 +56,9 @@ def default_kernels(n_train, has_features, labels_per_class=None, n_nodes=None,
     shared by all distances. Without features and with few labelled nodes per class, the
     personalised-PageRank vote (:class:`~digraph_askls.kernels.VoteKernel`) after the
     walk kernel: the selection keeps it unless the walk kernel clearly beats it
-    (:func:`~._select._prefer_vote`). On development draws of polblogs and Pubmed with 5
-    labelled nodes per class it lifted the default from 0.860 and 0.626 to 0.880 and
-    0.670, level with scikit-network's vote (0.882, 0.669). With features it is not
-    tried: the attribute kernels carry those graphs, and a rule that kept the vote over
-    every family lost 0.063 on development draws of Cora with 5 per class.
-    Measured per graph in ``docs/results/directed.md`` and ``docs/results/few_labels.md``.
+    (:func:`~._select._prefer_vote`). With features it is not tried: the attribute
+    kernels carry those graphs. Measured per graph in ``docs/results/directed.md`` and
+    ``docs/results/few_labels.md``.
     """
     few = labels_per_class is not None and labels_per_class <= policy.few_labels_per_class
     kernels = []

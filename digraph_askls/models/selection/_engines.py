@@ -22,7 +22,7 @@ from ..._memory import check_dense_allocation
 from ...kernels import restrict_kernel
 from ...linalg import NotPositiveDefinite, SingularSystemError
 from .._train_scores import scores_all_rows
-from .._training import (decompose, decompose_dense, dense_training_block, is_symmetric,
+from .._decomposition import (decompose, decompose_dense, dense_training_block, is_symmetric,
                          reduces_maps)
 from .._folds import coarsen_folds
 from ._out_of_fold import (cholesky_out_of_fold, solved_out_of_fold, spectral_out_of_fold,
@@ -96,9 +96,7 @@ class SpectralEngine(Engine):
         """Where a fold's system is singular, ``damp_singular`` solves every fold damped
         instead (as ``regularization`` asks), one Krylov solve per fold; without it the
         candidate is skipped: in a search among several kernels and gammas a gamma at
-        which the exact system is singular is not worth minutes of damped solves
-        (Squirrel's link-profile kernel at 2,500 training nodes: over ten minutes per
-        split)."""
+        which the exact system is singular is not worth minutes of damped solves."""
         if damp_singular and self.settings.regularization != None:       # noqa: E711
             logger.info("gamma=%g: %s; solving each fold damped", gamma, exc)
             return self._solve_each_fold(gamma)
@@ -142,7 +140,7 @@ def _has_thin_maps(train_kernel):
 
 def thin_maps_on(kernel, nodes):
     """Whether ``kernel``'s block on ``nodes`` is decomposed through its explicit maps
-    (:func:`~.._training.thin_route`: then at ``O(m d^2)``, linear in the nodes)."""
+    (:func:`~.._decomposition.thin_route`: then at ``O(m d^2)``, linear in the nodes)."""
     if not callable(getattr(kernel, "factors", None)) \
             or not getattr(kernel, "n_features", np.inf) < len(nodes):
         return False                 # no maps, or none thinner: nothing to restrict
@@ -239,7 +237,7 @@ def on_every_node(kernel, gammas, fallback, all_train, codes, folds, settings, p
 def _factorable(train_kernel, policy):
     """Whether a block is scored at one gamma by one factorisation (:func:`_factorised`):
     one the kernel forms directly, without explicit maps thin enough to decompose for
-    less (:func:`~.._training.thin_route`), of at most twice ``policy.spectral_max_train``
+    less (:func:`~.._decomposition.thin_route`), of at most twice ``policy.spectral_max_train``
     samples (the factorisation and the inverse it gives cost about a fifth of a
     decomposition)."""
     m = train_kernel.shape[0]

@@ -22,13 +22,10 @@ class SelectionPolicy:
     vote_labels_per_class : int, default=100
         Without node features and with at most this many labelled nodes per class (the
         median class), the personalised-PageRank vote
-        (:class:`~digraph_askls.kernels.VoteKernel`) is a candidate beside the walk kernel.
-        On development draws (seed 0, 10 each) raising it from 50 to 100 lifted Pubmed
-        with 1 % labelled (60-75 per class) from 0.689 to 0.747, level with
-        scikit-network's vote (0.745), and moved polblogs with 10 % labelled (75 per
-        class) from 0.872 to 0.883. It had cost polblogs 0.011 before the nodes no walk
-        joins to a labelled node took the class of the labelled nodes like them
-        (:func:`~._out_of_fold.silent_prior`).
+        (:class:`~digraph_askls.kernels.VoteKernel`) is a candidate beside the walk kernel
+        (the development draws that set it: ``docs/results/few_labels.md``; the nodes no
+        walk joins to a labelled node take the class of the labelled nodes like them,
+        :func:`~._out_of_fold.silent_prior`).
     large_graph : int, default=20_000
         Graphs of more nodes than this are large: their walk kernel takes 10 steps, and
         the candidates that need a decomposition are ranked on at most
@@ -38,8 +35,8 @@ class SelectionPolicy:
         the walk kernel's solve on the whole graph, which a PageRank vote's price bounds
         (``docs/results/speed.md``). The winner is then scored on every labelled node.
     spectral_max_train : int, default=5000
-        Largest number of labelled nodes whose dense training kernel is decomposed (an
-        SVD of this size takes about 10 s on 2 cores); above it the candidates are ranked
+        Largest number of labelled nodes whose dense training kernel is decomposed (its
+        cost: ``docs/results/speed.md``); above it the candidates are ranked
         on a stratified sample of this size.
     walk_gamma : float, default=1e-5
         gamma of a walk kernel scored by its one-solve folds. The stackers standardise
@@ -66,19 +63,14 @@ class SelectionPolicy:
         (``racing_keep``) are scored again on all of them, at each of their gammas (on a
         stratified sample of ``spectral_max_train`` where there are more, unless every
         finalist has explicit maps thin enough to decompose in ``O(m d^2)``,
-        :func:`~digraph_askls.models._training.thin_route`). None ranks
+        :func:`~digraph_askls.models._decomposition.thin_route`). None ranks
         every candidate on every labelled node (up to ``spectral_max_train``).
     racing_keep : int, default=1
         At most this many candidates go on to the race's second round: those the sample
         cannot tell from the best, best first (:func:`~._racing.survivors`). With one,
-        the sample chooses the kernel and every labelled node its gamma. On the
-        development splits of ``benchmarks/bench_racing.py`` (fixed splits 0-2 of
-        Chameleon, Squirrel and film, 60/40 draws 0-2 of Cora, CiteSeer and Pubmed;
-        1,625-11,830 labelled nodes) one finalist chose the kernel, gamma and merge of
-        two finalists and of the exhaustive ranking every time, at 0.28-1.0 of the CPU
-        time of two (film 11.8 against 41.9 s, CiteSeer 4.4 against 7.7 s). On the
-        sealed draws of ``docs/results/comparison.md`` it changed 1 of 80 fits (CiteSeer
-        60/40, draw 4: 0.780 against 0.757; ``docs/results/speed.md``).
+        the sample chooses the kernel and every labelled node its gamma; more finalists
+        cost a decomposition each (``benchmarks/bench_racing.py``, measured in
+        ``docs/results/speed.md``).
     estimate_interval_max : float, default=0.3
         ``selection_["accuracy_reliable"]`` is False where the interval of the accuracy
         estimate (:func:`~._estimate.selection_estimate`) is wider than this: too few

@@ -3,7 +3,7 @@ nodes, the few that the sample cannot tell apart scored again on all of them.
 
 Where there are many labelled nodes, ranking every candidate on all of them costs a
 decomposition of an ``m x m`` block per candidate (Squirrel's fixed splits: 4,160
-labelled nodes, four blocks of about 15 s each on one core), although most candidates
+labelled nodes, four large blocks), although most candidates
 are ruled out by far fewer nodes. The selection then works in two rounds, a successive
 halving over the labelled nodes:
 
@@ -18,8 +18,8 @@ halving over the labelled nodes:
 A candidate that the sample cannot separate from the best goes on; one that is worse by
 more than the sample's noise is dropped. By default one goes on
 (``racing_keep=1``): the sample chooses the kernel and every labelled node its gamma. A
-second finalist costs a second decomposition of the largest block of the fit (film: 41.9
-against 11.8 CPU seconds per split) and, on the 18 development splits measured, never won.
+second finalist costs a second decomposition of the largest block of the fit, and on the
+development splits measured it did not change the choice (``docs/results/speed.md``).
 """
 
 import logging

@@ -382,15 +382,14 @@ def _prefer_vote(ranking, best, sample_folds, policy, judge=None):
     themselves, cross-validated on its out-of-fold scores
     (:func:`~._winner.choose_merge`), not through the ranking's stand-ins. The
     least-squares stand-in of the joint stacker can miss what the stacker reads: on a
-    directed SBM of 10 classes with 10 labelled nodes per class, whose classes link to
-    one another in set directions, the stand-in put the walk kernel level with the vote
-    (0.62-0.71 against 0.60-0.69 over 8 fold draws) while the joint stacker's held-out
-    accuracy was 0.83, and on the other nodes the walk kernel scored 0.85 against the
-    vote's 0.54. Without ``judge``, the stand-ins' hits judge.
+    directed SBM whose classes link to one another in set directions it can put the
+    walk kernel level with the vote while the joint stacker reads the flows and wins
+    clearly. Without ``judge``, the stand-ins' hits judge.
 
     Other families read other information (link profiles, attributes) and are chosen
-    on their score as usual: on development draws a rule against every family lost up
-    to 0.09 on Wisconsin, where the link profiles' lead is real but noisy.
+    on their score as usual: a rule against every family lost on development draws of
+    Wisconsin, where the link profiles' lead is real but noisy
+    (``docs/results/few_labels.md``).
 
     Returns the chosen :class:`~._ranking.Scored` and, where the merges judged, the
     held-out hits they gave the vote and the walk kernel, by their rows of the hits.
