@@ -9,6 +9,7 @@ from .._memory import _bytes_of, available_memory
 from ..kernels import dense_block
 from ..linalg import SpectralAsKLS, TridiagonalLSSVM
 from ..linalg._spectral import SYMMETRY_RTOL
+from ._capabilities import ExplicitMaps, map_width
 
 __all__ = ["decompose", "reduces_maps", "thin_route"]
 
@@ -32,9 +33,9 @@ def reduces_maps(train_kernel, for_folds=False):
     """Whether :func:`decompose` reduces the block's explicit maps (a thin SVD) rather
     than the block: it has maps, and :func:`thin_route` takes them."""
     m = train_kernel.shape[0]
-    return callable(getattr(train_kernel, "factors", None)) and thin_route(
-        m, getattr(train_kernel, "n_features", m),
-        getattr(train_kernel, "is_symmetric", False), for_folds)
+    return isinstance(train_kernel, ExplicitMaps) and thin_route(
+        m, map_width(train_kernel, m), getattr(train_kernel, "is_symmetric", False),
+        for_folds)
 
 
 def thin_route(m, d, symmetric=False, for_folds=False):

@@ -21,6 +21,7 @@ from scipy import sparse
 from ..._memory import check_dense_allocation
 from ...kernels import restrict_kernel
 from ...linalg import NotPositiveDefinite, SingularSystemError
+from .._capabilities import ExplicitMaps, FormsDense, map_width
 from .._train_scores import scores_all_rows
 from .._decomposition import (decompose, decompose_dense, dense_training_block, is_symmetric,
                          reduces_maps)
@@ -134,15 +135,13 @@ class SolvedEngine(Engine):
 def _has_thin_maps(train_kernel):
     """Whether the block has explicit maps with fewer features than samples."""
     m = train_kernel.shape[0]
-    factors = getattr(train_kernel, "factors", None)
-    return callable(factors) and getattr(train_kernel, "n_features", m) < m
+    return isinstance(train_kernel, ExplicitMaps) and map_width(train_kernel, m) < m
 
 
 def thin_maps_on(kernel, nodes):
     """Whether ``kernel``'s block on ``nodes`` is decomposed through its explicit maps
     (:func:`~.._decomposition.thin_route`: then at ``O(m d^2)``, linear in the nodes)."""
-    if not callable(getattr(kernel, "factors", None)) \
-            or not getattr(kernel, "n_features", np.inf) < len(nodes):
+    if not isinstance(kernel, ExplicitMaps) or not map_width(kernel, np.inf) < len(nodes):
         return False                 # no maps, or none thinner: nothing to restrict
     return reduces_maps(restrict_kernel(kernel, nodes, nodes), for_folds=True)
 
@@ -151,7 +150,7 @@ def _forms_directly(train_kernel):
     """Whether the block is formed without products with an operator: an array, a sparse
     matrix or a kernel with ``to_dense``."""
     return (isinstance(train_kernel, np.ndarray) or sparse.issparse(train_kernel)
-            or callable(getattr(train_kernel, "to_dense", None)))
+            or isinstance(train_kernel, FormsDense))
 
 
 def _decomposable(train_kernel, policy):
