@@ -3,7 +3,12 @@ settings of one fit."""
 
 from dataclasses import dataclass
 
-__all__ = ["FitSettings", "SelectionPolicy"]
+from .._merge import Merge
+
+__all__ = ["AUTO_MERGES", "FitSettings", "SelectionPolicy", "auto_merges", "own_view"]
+
+#: Merges that ``merge="auto"`` compares at the winning kernel.
+AUTO_MERGES = (Merge("joint"), Merge("blend"), Merge("mean"))
 
 
 @dataclass(frozen=True)
@@ -153,3 +158,43 @@ class FitSettings:
         return dict(solver=self.solver, regularization=self.regularization, tol=self.tol,
                     max_iter=self.max_iter, random_state=self.random_state,
                     preconditioner=self.preconditioner, **params)
+
+
+def own_view(recipe):
+    """The one view a kernel is read through (:attr:`~digraph_askls.kernels.GraphKernel.views`,
+    the personalised-PageRank vote's target view), or None."""
+    views = getattr(recipe, "views", None)
+    return views[0] if views and len(views) == 1 else None
+
+
+def auto_merges(labels_per_class=None, policy=None, recipe=None, as_given=False):
+    """What ``merge="auto"`` means, in every place a fit reads it: the merges compared.
+
+    - A configuration fitted as given (a preset, an ``operator``): the joint stacker,
+      fitted first, and its blend with the mean view, kept where the stand-ins of the
+      estimator's own stacking scores prefer it (:mod:`~._single`).
+    - A kernel read through its own view (:func:`own_view`): that view alone.
+    - With few labelled nodes per class (the median class, ``labels_per_class``, at most
+      ``policy.few_labels_per_class``) the mean of the views, the joint stacker and their
+      blend: a stacker may read patterns across classes (a directed SBM's flows) that the
+      mean view cannot, and the mean view may rank the classes better than a stacker
+      learnt from a handful of nodes; the cross-validation decides
+      (:func:`~._winner.choose_merge`). With more, the stackers alone: the mean view has
+      no threshold of its own for classes of unequal sizes (a binary graph's sign of
+      zero), and its held-out accuracy, close to theirs, would win on noise.
+
+    Examples
+    --------
+    >>> [m.name for m in auto_merges(10, DEFAULT_POLICY)]
+    ['joint', 'blend', 'average']
+    >>> [m.name for m in auto_merges(80, DEFAULT_POLICY)]
+    ['joint', 'blend']
+    """
+    if as_given:
+        return (Merge("joint"), Merge("blend"))
+    view = own_view(recipe)
+    if view is not None:
+        return (Merge(view),)
+    if labels_per_class is not None and labels_per_class > policy.few_labels_per_class:
+        return tuple(merge for merge in AUTO_MERGES if merge.stacking)
+    return AUTO_MERGES

@@ -43,6 +43,7 @@ from ._candidates import candidates_of
 from ._engines import engine_for, thin_maps_on, winner_on_all
 from ._estimate import estimate_rng, selection_estimate
 from ._folds import ranking_sample, selection_folds
+from ._policy import auto_merges, own_view
 from .._folds import coarsen_folds
 from ._racing import rescore, survivors
 from ._ranking import rank, selection_optimism
@@ -55,44 +56,28 @@ __all__ = ["Selected", "merges_for", "select_kernel"]
 
 logger = logging.getLogger(__name__)
 
-#: Merges that ``merge="auto"`` compares at the winning kernel.
-AUTO_MERGES = (Merge("joint"), Merge("blend"), Merge("mean"))
-
-
 def _merges_to_try(merge, labels_per_class, policy):
-    """The merges compared at the winner: ``merge`` itself unless ``"auto"``.
+    """The merges compared at the winner: ``merge`` itself unless ``"auto"``
+    (:func:`~._policy.auto_merges`).
 
     The selection assembles the merges fed by out-of-fold scores; for another (the
     train-score and leave-one-out merges) the joint stacker stands in.
-
-    With few labelled nodes per class (the median class, at most
-    ``policy.few_labels_per_class``) the mean of the views, the joint stacker
-    and their blend: a stacker may read patterns across classes (a directed SBM's flows)
-    that the mean view cannot, and the mean view may rank the classes better than a
-    stacker learnt from a handful of nodes; the cross-validation decides
-    (:func:`~._winner.choose_merge`). With more, the stackers alone: the mean view has no
-    threshold of its own for classes of unequal sizes (a binary graph's sign of zero), and
-    its held-out accuracy, close to theirs, would win on noise.
     """
     if merge != "auto":
         merge = as_merge(merge)
         return (merge,) if merge.scores == "folds" else (Merge("joint"),)
-    if labels_per_class > policy.few_labels_per_class:
-        return tuple(merge for merge in AUTO_MERGES if merge.stacking)
-    return AUTO_MERGES
+    return auto_merges(labels_per_class, policy)
 
 
 def _own_merges(merge):
     """``merges_of`` of :func:`~._candidates.candidates_of`: under ``merge="auto"`` a
-    kernel read through its own views (:attr:`~digraph_askls.kernels.GraphKernel.views`,
-    the personalised-PageRank vote's target view) is judged and fitted with those views
-    alone; every other kernel, and every kernel under a given merge, with the selection's
-    merges."""
+    kernel read through its own view (:func:`~._policy.own_view`) is judged and fitted
+    with that view alone (:func:`~._policy.auto_merges`); every other kernel, and every
+    kernel under a given merge, with the selection's merges (None)."""
     def merges_of(recipe):
-        views = getattr(recipe, "views", None)
-        if merge != "auto" or not views or len(views) != 1:
+        if merge != "auto" or own_view(recipe) is None:
             return None
-        return (Merge(views[0]),)
+        return auto_merges(recipe=recipe)
     return merges_of
 
 
