@@ -420,7 +420,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
                                       policy=policy)
         else:
             recipes = as_recipes(config["kernel"], config["kernel_params"])
-        warn_unread_features(inputs, recipes, graph, labels)
+        warn_unread_features(inputs, recipes, graph, labels, stacklevel=4)   # fit's caller
         return recipes
 
     def _keep(self, selected, classes):
