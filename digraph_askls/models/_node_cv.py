@@ -2,6 +2,7 @@
 
 import logging
 import time
+import warnings
 
 import numpy as np
 from numbers import Integral
@@ -28,6 +29,13 @@ logger = logging.getLogger(__name__)
 #: Keys of ``param_grid`` that are :class:`NodeClassifier` parameters; any other key
 #: (``beta``, ``alpha``, ``n_hops``) is a parameter of the graph kernel.
 _ESTIMATOR_KEYS = ("kernel", "gamma", "merge", "regularization", "n_folds", "tol")
+
+
+def _warn_deprecated():
+    """``NodeClassifierCV`` is deprecated: say so at the caller of ``fit``."""
+    warnings.warn("NodeClassifierCV is deprecated and will be removed: NodeClassifier "
+                  "chooses the kernel, gamma and merge on the folds of cv= by the score of "
+                  "scoring= (features included)", FutureWarning, stacklevel=3)
 
 
 class NodeClassifierCV(FittedAttributesMixin, BaseEstimator):
@@ -144,14 +152,10 @@ class NodeClassifierCV(FittedAttributesMixin, BaseEstimator):
         -------
         self
         """
-        import warnings
-
         from ..graph import get_adjacency, get_labels
         from ..kernels import get_graph_kernel
 
-        warnings.warn("NodeClassifierCV is deprecated and will be removed: NodeClassifier "
-                      "chooses the kernel, gamma and merge on the folds of cv= by the "
-                      "score of scoring= (features included)", FutureWarning, stacklevel=2)
+        _warn_deprecated()
         self._validate_params()
         grid = ParameterGrid(self.param_grid if self.param_grid is not None
                              else {"beta": [0.5, 1.0, 2.0]})

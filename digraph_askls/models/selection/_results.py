@@ -61,7 +61,7 @@ def selection_record(kernel, gamma, *, score, estimate, interval, held_out, opti
     (``n_valid``).
     """
     reliable = None if interval is None else bool(interval[1] - interval[0] <= interval_max)
-    record = dict(kernel=kernel, gamma=None if gamma is None else float(gamma), score=score,
+    record = dict(kernel=kernel, gamma=float(gamma), score=score,
                   optimism=optimism, engine=engine, merge=merge, n_folds=n_folds, **extra)
     if scoring is None or scoring.is_accuracy:
         return dict(record, accuracy=estimate, accuracy_interval=interval,

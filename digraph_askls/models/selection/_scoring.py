@@ -75,6 +75,14 @@ def _confusions(codes, predicted, weights, n_classes):
     return counts.reshape(len(weights), n_rows, n_classes, n_classes)
 
 
+def _weighted_means(weights, values):
+    """(n_weights, n_rows): the mean of each row of ``values`` (n_rows, m) under each
+    weighting ``weights`` (n_weights, m) of the nodes."""
+    sums = np.asarray(weights, dtype=np.float64).sum(axis=1, keepdims=True)
+    return _ratio(weights @ np.asarray(values, dtype=np.float64).T,
+                  np.repeat(sums, len(values), axis=1))
+
+
 def _ratio(numerator, denominator):
     return np.divide(numerator, denominator, out=np.zeros_like(numerator),
                      where=denominator > 0)
@@ -187,12 +195,9 @@ class Scoring:
             eps = np.finfo(np.float64).eps
             rows = np.stack([_as_probabilities(p) for p in probas])
             loss = -np.log(np.clip(rows[:, np.arange(codes.size), codes], eps, 1 - eps))
-            return -_ratio(weights @ loss.T, np.broadcast_to(
-                weights.sum(axis=1, keepdims=True), (len(weights), len(probas))).copy())
+            return -_weighted_means(weights, loss)
         if self.is_accuracy:
-            hits = (np.argmax(probas, axis=2) == codes).astype(np.float64)
-            return _ratio(weights @ hits.T, np.broadcast_to(
-                weights.sum(axis=1, keepdims=True), (len(weights), len(probas))).copy())
+            return _weighted_means(weights, np.argmax(probas, axis=2) == codes)
         return self._loop(codes, probas, weights)
 
     def _loop(self, codes, probas, weights):
