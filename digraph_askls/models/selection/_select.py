@@ -5,23 +5,25 @@ pass. :func:`select_kernel` runs its steps in order, one module each:
    systems are solved (:class:`FitSettings`).
 2. **Candidates** (:mod:`~._candidates`): the kernels tried, each a :class:`Candidate`
    (its recipe, its gamma grid, its engine).
-3. **Folds** (:mod:`~._folds`): the labelled nodes are split once into stratified folds;
-   every candidate is judged on the same folds (on a stratified sample of them where
+3. **Folds** (:mod:`~._folds`): the labelled nodes are split once into stratified folds
+   (or a scikit-learn splitter's, ``cv=``); every candidate is judged on the same folds (on a stratified sample of them where
    there are more than the policy's ``spectral_max_train``, or ``large_graph_sample``
    on a large graph; the winner is then scored on every labelled node).
 4. **Engines** (:mod:`~._engines`, :mod:`~._out_of_fold`): each (kernel, gamma) gets
    out-of-fold view scores, each node scored by the model trained without its fold:
    from one SVD for every gamma, from one solve of all folds (a walk kernel), or from a
    solve per fold.
-5. **Ranking** (:mod:`~._ranking`): the held-out accuracy of cheap stand-ins of the
-   merges ranks the candidates. Ranked on a sample of many labelled nodes, the
+5. **Ranking** (:mod:`~._ranking`): the held-out accuracy (or the score of ``scoring=``,
+   :mod:`~._scoring`) of cheap stand-ins of the merges ranks the candidates; the vote is
+   kept over a walk kernel that does not beat it clearly (:func:`_prefer_vote`). Ranked on a sample of many labelled nodes, the
    candidates that the sample cannot tell apart race on all of them, or on a sample of
    ``spectral_max_train`` where there are more (:mod:`~._racing`).
 6. **The winner's merge** (:mod:`~._winner`): at the winner, each merge (mean of the
    views, joint stacker, their blend) is fitted on all folds but one and predicts the
-   last; the merge of the best held-out accuracy is kept, and that accuracy is
+   last; the merge of the best held-out accuracy (or score) is kept, and that accuracy is
    ``selection_["held_out_accuracy"]``; corrected for the choice (:mod:`~._estimate`,
-   BBC-CV), it is ``selection_["accuracy"]``. The fitted model is assembled from what the
+   BBC-CV), it is ``selection_["accuracy"]`` (``score_estimate`` under another scorer,
+   :func:`~._results.selection_record`). The fitted model is assembled from what the
    winner's folds already hold: nothing is solved again.
 
 One configuration given as is (a preset, an ``operator``, a merge that the selection
@@ -52,7 +54,7 @@ from ._scoring import Scoring, as_rows, check_scoring
 from ._single import fit_fixed
 from ._winner import assemble, choose_merge
 
-__all__ = ["Selected", "merges_for", "select_kernel"]
+__all__ = ["Selected", "Selection", "merges_for", "select_kernel"]
 
 logger = logging.getLogger(__name__)
 
@@ -170,7 +172,7 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
 
     Returns
     -------
-    Selected
+    Selection
         ``kernel`` (the winning kernel on all nodes), ``estimator`` (the
         :class:`AsKLSClassifier` fitted on ``K(train, train)``), ``selection`` (the
         ``selection_`` of :func:`~._results.selection_record`), ``cv_results`` (one row
@@ -184,7 +186,7 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
         if len(recipes) != 1 or len(grids[0]) != 1:
             raise ValueError(f"merge={merge!r}, operator= and presets fit one kernel and one "
                              f"gamma; got {len(recipes)} kernels and gammas {grids}")
-        return Selected(*fit_fixed(recipes[0].make(adjacency, features), recipes[0],
+        return Selection(*fit_fixed(recipes[0].make(adjacency, features), recipes[0],
                                    train_codes, train, grids[0][0], merge, max_folds, settings,
                                    operator))
     search = _search(adjacency, train, train_codes, merge, max_folds, keys, splitter,
@@ -334,7 +336,7 @@ def _fit_winner(best, rows, judged, merge_choices, train_codes, search):
                 held_out, estimate, *interval)
     node_scores = best.oof.node_scores if choice.merge.stacking or best.oof.full_model is None \
         else None
-    return Selected(best.built, estimator, selection, rank_rows(rows), node_scores)
+    return Selection(best.built, estimator, selection, rank_rows(rows), node_scores)
 
 
 def _vote_of(ranking):
@@ -440,11 +442,17 @@ def _row_of(rows, scored):
                 if kernel is scored.kernel and gamma == scored.gamma)
 
 
-class Selected(NamedTuple):
-    """What :func:`select_kernel` returns (see there): immutable, read by name."""
+class Selection(NamedTuple):
+    """What :func:`select_kernel` returns (see there): immutable, read by name; what
+    ``NodeClassifier`` shows as ``selection_`` and ``cv_results_`` is its ``selection``
+    and ``cv_results``."""
 
     kernel: object
     estimator: AsKLSClassifier
     selection: dict
     cv_results: dict
     node_scores: object
+
+
+#: The former name of :class:`Selection`.
+Selected = Selection
