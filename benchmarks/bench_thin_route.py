@@ -1,7 +1,7 @@
 """Where explicit maps are cheaper to decompose than the block they form.
 
 A training kernel with explicit maps ``K = U V^T`` (``m x d`` each, ``d < m``) can be
-decomposed two ways (:func:`digraph_askls.models._training.decompose`):
+decomposed two ways (:func:`digraph_askls.models._decomposition.decompose`):
 
 * ``thin``: the thin SVD of the maps (:class:`~digraph_askls.linalg.SpectralAsKLS` with
   ``factors``): a QR of each map, ``O(m d^2)``, and an SVD of the ``d x d`` core,
@@ -13,7 +13,7 @@ decomposed two ways (:func:`digraph_askls.models._training.decompose`):
 For each ``d`` of ``--dims`` (as shares of ``--samples``) both are timed in the same
 process on one BLAS thread, on Gaussian maps, for a symmetric kernel (``V = U``) and an
 asymmetric one; the block's time includes forming it. The rule
-:func:`~digraph_askls.models._training.thin_route` is printed beside: the route it takes.
+:func:`~digraph_askls.models._decomposition.thin_route` is printed beside: the route it takes.
 
 Usage: python benchmarks/bench_thin_route.py [--samples 2000] [--dims 0.125 0.25 0.5 0.75
        0.95] [--repeat 2] [--out docs/results/bench_thin_route.json]
@@ -31,7 +31,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from digraph_askls.linalg import SpectralAsKLS, TridiagonalLSSVM
-from digraph_askls.models._training import thin_route
+from digraph_askls.models._decomposition import thin_route
 
 
 def timed(build, repeat):

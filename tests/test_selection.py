@@ -14,7 +14,8 @@ from digraph_askls.evaluation import class_splits
 from digraph_askls.kernels import (AttributeKernel, LinkProfileKernel, WalkKernel,
                                    get_graph_kernel, restrict_kernel)
 from digraph_askls.linalg import AsKLSSystem
-from digraph_askls.models._training import decompose, label_columns
+from digraph_askls.models._checks import label_columns
+from digraph_askls.models._decomposition import decompose
 from digraph_askls.models._folds import coarsen_folds, make_folds
 from digraph_askls.models.selection._folds import node_keys
 from digraph_askls.models.selection._out_of_fold import (cholesky_out_of_fold,
@@ -83,7 +84,7 @@ def test_out_of_fold_scores_of_every_engine_equal_refits_without_each_fold(engin
         # A symmetric, indefinite block decomposed for the selection's folds.
         profile = LinkProfileKernel().make(adjacency, features).to_dense()
         kernel = (profile + profile.T) / 2 - 1.2 * np.eye(150)
-        import digraph_askls.models._training as training
+        import digraph_askls.models._decomposition as training
         monkeypatch.setattr(training, "TRIDIAGONAL_MIN_TRAIN", 10)    # 45 labelled nodes
         decomposition = decompose(kernel[np.ix_(train, train)], for_folds=True)
         assert type(decomposition).__name__ == "TridiagonalLSSVM"
@@ -432,7 +433,7 @@ def test_explicit_maps_are_reduced_where_that_costs_less_than_the_block(monkeypa
     from digraph_askls._memory import ENVIRONMENT_VARIABLE
     from digraph_askls.kernels import FactoredKernel
     from digraph_askls.linalg import SpectralAsKLS, TridiagonalLSSVM
-    from digraph_askls.models._training import decompose, thin_route
+    from digraph_askls.models._decomposition import decompose, thin_route
 
     monkeypatch.setenv(ENVIRONMENT_VARIABLE, str(2**40))
     assert thin_route(1000, 500, symmetric=True, for_folds=True)

@@ -66,7 +66,9 @@ def test_joint_and_blended_merges_share_one_joint_stacker_per_fold(monkeypatch):
         fits.append(1)
         return original()
 
-    monkeypatch.setattr(_winner, "joint_logistic_regression", counted)
+    from digraph_askls.models import _mergers
+
+    monkeypatch.setattr(_mergers, "joint_logistic_regression", counted)
     together = _winner.merge_estimates(scores, codes, folds, merges)
     assert len(fits) == len(folds)              # once per fold, not once per merge
     for merge in merges:

@@ -29,8 +29,7 @@ def _blas_controller():
     Building one inspects the loaded libraries (2-10 ms, the most on the first call of a
     process, which resolves every library's path); limiting through a built one costs 15
     microseconds, which matters for the many small solves of a grid search. It is built
-    when the library is imported (see :mod:`digraph_askls.models`), so that the first
-    fit does not pay for it.
+    on first use, by the first fit that limits the threads, not at import.
     """
     return ThreadpoolController()
 

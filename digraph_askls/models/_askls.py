@@ -12,9 +12,8 @@ from ..linalg._dense import _one_blas_thread
 from ._base import _KernelLSClassifier
 from ._checks import check_targets
 from ._merge import MERGES, Merge
-from ._training import decompose, dense_training_block, reduces_maps
-from ._stackers import (BlendedStacker, fit_temperature, joint_logistic_regression,
-                        softmax_rows, unpenalized_logistic_regression, view_logits)
+from ._decomposition import decompose, dense_training_block, reduces_maps
+from ._stackers import fit_temperature, softmax_rows, view_logits
 from ._targets import check_multilabel, class_weights, is_multilabel, row_codes
 
 __all__ = ["AsKLSClassifier"]
@@ -206,7 +205,7 @@ class AsKLSClassifier(_KernelLSClassifier):
         estimator.stack_folds_ = [(np.arange(m), *stacking_model)]
         estimator.solver_result_ = result
         estimator.n_iter_ = 0 if result is None else result.n_iter
-        if estimator._stacking():
+        if estimator._merge().stacking:
             estimator._fit_stackers(stacking_scores, codes, estimator._label_columns(codes))
         elif not estimator._multilabel:     # a multi-label model has no softmax over labels
             index = [("source", "target").index(view) for view in estimator._views_used()]
@@ -233,14 +232,14 @@ class AsKLSClassifier(_KernelLSClassifier):
         """Decision values (n, k) of samples whose view scores ``features`` (n, 2, k) are
         known (a solve that scored every node)."""
         with _one_blas_thread():
-            if self._stacking():
+            if self._merge().stacking:
                 return self._stacked_decision(features)
             return self._mean_view(features)
 
     def proba_from_view_scores(self, features):
         """Class probabilities of samples whose view scores (n, 2, k) are known."""
         with _one_blas_thread():
-            if self._stacking():
+            if self._merge().stacking:
                 return self._stacked_proba(features)
             return self._view_proba(self._mean_view(features))
 
@@ -267,21 +266,6 @@ class AsKLSClassifier(_KernelLSClassifier):
     def _merge(self):
         """The :class:`~digraph_askls.models._merge.Merge` that ``merge`` names."""
         return Merge.named(self.merge)
-
-    def _stacking(self):
-        return self._merge().stacking
-
-    def _joint_stacking(self):
-        return self._merge().joint
-
-    def _blending(self):
-        return self._merge().blending
-
-    def _loo_stacking(self):
-        return self._merge().scores == "loo"
-
-    def _train_scores_stacking(self):
-        return self._merge().scores == "train"
 
     def _fit_loo(self, K, codes, Y, spectral=None):
         """Solve through one SVD of ``K`` and stack the exact leave-one-out view scores."""
@@ -337,12 +321,12 @@ class AsKLSClassifier(_KernelLSClassifier):
             return self.intercept_[:, None], self.dual_coef_[:, :, None]
         return self.intercept_.T, self.dual_coef_.transpose(1, 2, 0)
 
-    @available_if(lambda self: self._stacking() or hasattr(self, "view_temperature_"))
+    @available_if(lambda self: self._merge().stacking or hasattr(self, "view_temperature_"))
     def predict_proba(self, X):
         """Class probabilities: from the stackers (stacking merges), or a softmax of the
         mean view whose temperature was fitted on out-of-fold scores (the mean view, as
         fitted by :class:`~digraph_askls.NodeClassifier`'s selection)."""
-        if self._stacking():
+        if self._merge().stacking:
             return self._predict_proba(X)
         check_is_fitted(self)
         return self._view_proba(self._raw_decision(X))
@@ -399,7 +383,7 @@ class AsKLSClassifier(_KernelLSClassifier):
             raise ValueError(f"class_weight is not defined for a multi-label target (a "
                              f"sample may have several classes or none), got "
                              f"class_weight={self.class_weight!r}; pass class_weight=None")
-        if self._joint_stacking():
+        if self._merge().joint:
             raise ValueError(f"merge={self.merge!r} fits one multinomial model over "
                              "exclusive classes; a multi-label target takes 'average', "
                              "'stack', 'stack_train', 'stack_loo', 'source' or 'target'")
@@ -433,28 +417,13 @@ class AsKLSClassifier(_KernelLSClassifier):
         intercepts, dual = system.split(result.x)
         return intercepts, dual, result
 
-    def _fit_stackers(self, features, codes, Y):
-        """The stackers, fitted with the class weights as sample weights (see the base
-        class for the unweighted fit)."""
+    def _stacking_options(self, Y):
+        """The class weights as the stackers' sample weights; a multi-label target's 0/1
+        columns as their targets."""
+        if getattr(self, "_multilabel", False):
+            return {"columns": Y > 0}
         weights = self._error_weights(Y)
-        if weights is None:
-            return super()._fit_stackers(features, codes, Y)
-        with _one_blas_thread():
-            self.stacking_scores_ = features
-            m = features.shape[0]
-            fit_options = {"logisticregression__sample_weight": weights}
-            if self._joint_stacking():
-                joint = joint_logistic_regression().fit(features.reshape(m, -1), codes,
-                                                        **fit_options)
-                if self._blending():
-                    joint = BlendedStacker(n_views=features.shape[1]).fit(
-                        features.reshape(m, -1), codes, joint=joint)
-                self.stackers_ = [joint]
-                return
-            self.stackers_ = [
-                unpenalized_logistic_regression().fit(
-                    features[:, :, column], (Y[:, column] > 0).astype(int), **fit_options)
-                for column in range(Y.shape[1])]
+        return {} if weights is None else {"sample_weight": weights}
 
     def _stacked_proba(self, features):
         if not getattr(self, "_multilabel", False):
@@ -485,7 +454,7 @@ class AsKLSClassifier(_KernelLSClassifier):
         tags = super().__sklearn_tags__()
         # Multi-label targets, where defined: without class weights, and not with the
         # multinomial (joint) stackers.
-        multi = self.class_weight is None and self.merge in MERGES and not self._joint_stacking()
+        multi = self.class_weight is None and self.merge in MERGES and not self._merge().joint
         tags.target_tags.multi_output = multi
         tags.classifier_tags.multi_label = multi
         return tags

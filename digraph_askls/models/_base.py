@@ -16,12 +16,9 @@ from ..linalg import (
 from ..linalg._dense import _one_blas_thread
 from ..kernels import VECTOR_KERNELS, restrict_kernel
 from ..kernels._restrict import views_pair_product
-from ._checks import SHARED_CONSTRAINTS, check_classes, check_targets
+from ._checks import SHARED_CONSTRAINTS, check_classes, check_targets, label_columns
 from ._folds import kfold_splits
-from ._stackers import (
-    BlendedStacker, joint_logistic_regression, unpenalized_logistic_regression,
-)
-from ._training import label_columns
+from ._mergers import merger_for
 from ._views import KernelViews, kernel_dot
 
 __all__ = []
@@ -44,8 +41,9 @@ def _as_kernel_block(K, name, shape):
 class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator):
     """Base of :class:`AsKLSClassifier` and :class:`LSSVMClassifier` (not public).
 
-    Subclasses set ``_system_class`` and ``_views_used()``, the kernel views (``"source"``,
-    ``"target"``) that their decision functions read.
+    Subclasses set ``_system_class``, ``_views_used()`` (the kernel views, ``"source"``,
+    ``"target"``, that their decision functions read) and ``_merge()`` (the
+    :class:`~._merge.Merge` of their views: whether and how they are stacked).
     """
 
     _system_class = None
@@ -149,12 +147,6 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
             scores.append(value + intercepts[index])
         return np.stack(scores)
 
-    def _joint_stacking(self):
-        return False
-
-    def _blending(self):
-        return False
-
     # ---- fit -------------------------------------------------------------------
     def fit(self, X, y):
         """Fit the classifier.
@@ -175,17 +167,11 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
         K, y = self._train_kernel(X, y)
         return self._fit_kernel(K, y)
 
-    def _loo_stacking(self):
-        return False
-
-    def _train_scores_stacking(self):
-        return False
-
     def _fit_kernel(self, K, y, spectral=None):
         """Fit on a checked training kernel; ``spectral``: its decomposition, if known."""
         codes = self._start_fit(y, K.shape)
         Y = self._label_columns(codes)
-        if self._loo_stacking() and self.regularization in ("auto", None, 0):
+        if self._merge().scores == "loo" and self.regularization in ("auto", None, 0):
             try:
                 return self._fit_loo(K, codes, Y, spectral)
             except SingularSystemError as exc:
@@ -198,7 +184,7 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
         self.solver_result_ = result
         self.n_iter_ = max(1, int(result.n_iter))   # a direct solve counts as one
         self._set_coefficients(intercepts, dual)
-        if self._stacking():
+        if self._merge().stacking:
             self._fit_stacking(K, codes, Y, result.x, full=(intercepts, dual))
         return self
 
@@ -225,7 +211,7 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
         n_views = len(self._views_used())
         features = np.zeros((m, n_views, Y.shape[1]))
         self.stack_folds_ = []
-        if self._train_scores_stacking():
+        if self._merge().scores == "train":
             features = self._train_view_scores(Y, full[1])
             self.stack_folds_.append((np.arange(m), *full))
             folds = []
@@ -249,16 +235,18 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
         self._fit_stackers(features, codes, Y)
 
     def _fit_stackers(self, features, codes, Y):
-        """Fit the stackers on out-of-sample view scores ``features`` (m, n_views, k).
+        """Fit the merger (:func:`~._mergers.merger_for`) on out-of-sample view scores
+        ``features`` (m, n_views, k); its models are ``stackers_``.
 
-        On one BLAS thread: the logistic regressions' small products lost an order of
-        magnitude to OpenBLAS's threads when another process held a core (0.56 s against
-        0.03 s for 6,000 samples, ``docs/results/speed.md``).
+        On one BLAS thread: the logistic regressions' small products lose an order of
+        magnitude to OpenBLAS's threads when another process holds a core
+        (``docs/results/speed.md``).
         """
         with _one_blas_thread():
             self.stacking_scores_ = features
             m, n_views, k = features.shape
-            coefficients = (n_views * k + 1) * k if self._joint_stacking() else n_views + 1
+            merge = self._merge()
+            coefficients = (n_views * k + 1) * k if merge.joint else n_views + 1
             cap = max(MAX_STACKING_SAMPLES, SAMPLES_PER_STACKING_COEFFICIENT * coefficients)
             if m > cap:
                 # A stacker has a handful of coefficients per class: a random subset of the
@@ -267,23 +255,13 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
                 keep = np.sort(check_random_state(self.random_state).choice(
                     m, cap, replace=False))
                 features, codes, Y, m = features[keep], codes[keep], Y[keep], keep.size
-            if self._joint_stacking():
-                # One multinomial model on the view scores of every class: it can learn that
-                # a class shows up as a pattern across the other classes' scores (e.g. flows
-                # from class c - 1 into c and from c into c + 1), which per-class models miss.
-                if self._blending():
-                    stacker = BlendedStacker(n_views=features.shape[1])
-                else:
-                    stacker = joint_logistic_regression()
-                self.stackers_ = [stacker.fit(features.reshape(m, -1), codes)]
-                return
-            self.stackers_ = []
-            for column in range(Y.shape[1]):
-                target = (Y[:, column] > 0).astype(int)
-                if target.min() == target.max():
-                    raise ValueError("stacking needs both classes in every one-vs-rest column")
-                model = unpenalized_logistic_regression()
-                self.stackers_.append(model.fit(features[:, :, column], target))
+            self.stackers_ = merger_for(merge).fit(features, codes,
+                                                   **self._stacking_options(Y)).models_
+
+    def _stacking_options(self, Y):
+        """What the merger's fit takes beyond the scores and the class codes, given the
+        label columns ``Y`` of the stacking samples (none here)."""
+        return {}
 
     def _stacked_features(self, views):
         """Test features: the view scores averaged over the fold models.
@@ -306,18 +284,14 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
     def _raw_decision(self, X):
         check_is_fitted(self)
         views = self._test_views(X)
-        if self._stacking():
+        if self._merge().stacking:
             return self._stacked_decision(self._stacked_features(views))
         scores = self._view_scores(views, *self._coefficient_blocks())
         return scores.mean(axis=0)
 
     def _stacked_decision(self, features):
         """Decision values of the stackers on stacked view scores ``features`` (n, views, k)."""
-        if self._joint_stacking():
-            scores = self.stackers_[0].decision_function(features.reshape(len(features), -1))
-            return scores.reshape(len(features), -1)
-        return np.column_stack([model.decision_function(features[:, :, c])
-                                for c, model in enumerate(self.stackers_)])
+        return merger_for(self._merge(), self.stackers_).decision_function(features)
 
     def decision_function(self, X):
         """Decision values: shape (n,) for two classes, (n, n_classes) otherwise.
@@ -346,14 +320,7 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
 
     def _stacked_proba(self, features):
         """Class probabilities of the stackers on stacked view scores (n, views, k)."""
-        if self._joint_stacking():
-            return self.stackers_[0].predict_proba(features.reshape(len(features), -1))
-        proba = np.column_stack([model.predict_proba(features[:, :, c])[:, 1]
-                                 for c, model in enumerate(self.stackers_)])
-        if self.classes_.size == 2:
-            return np.column_stack([1.0 - proba[:, 0], proba[:, 0]])
-        total = proba.sum(axis=1, keepdims=True)
-        return proba / np.where(total > 0, total, 1.0)
+        return merger_for(self._merge(), self.stackers_).predict_proba(features)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -168,7 +168,8 @@ def held_out_merge_proba(estimator, features, codes, n_folds=5, random_state=Non
         raise ValueError("calibration of a multi-label model is not defined here: its "
                          "labels' probabilities are not one distribution")
     codes = np.asarray(codes)
-    if not estimator._stacking() or n_folds is None:
+    merge = estimator._merge()
+    if not merge.stacking or n_folds is None:
         return estimator.proba_from_view_scores(features)
     k = estimator.classes_.size
     proba = np.zeros((codes.size, k))
@@ -176,7 +177,7 @@ def held_out_merge_proba(estimator, features, codes, n_folds=5, random_state=Non
     for train, valid in kfold_splits(codes, n_folds, random_state):
         fold = copy.deepcopy(estimator)
         fold._fit_stackers(features[train], codes[train], labels[train])
-        if estimator._joint_stacking() and not estimator._blending():
+        if merge.joint and not merge.blending:
             stacker = fold.stackers_[0]     # its classes: those of the fold's samples
             proba[np.ix_(valid, stacker.classes_)] = stacker.predict_proba(
                 features[valid].reshape(valid.size, -1))

@@ -1,4 +1,5 @@
-"""The checks at the door of the kernel estimators: hyper-parameters and labels."""
+"""The checks at the door of the kernel estimators: hyper-parameters and labels, and the
+labels coded as the columns of the one-vs-rest problems (:func:`label_columns`)."""
 
 from numbers import Integral, Real
 
@@ -9,7 +10,7 @@ from sklearn.utils.validation import column_or_1d
 
 from ..linalg import SOLVERS
 
-__all__ = ["SHARED_CONSTRAINTS", "check_classes", "check_targets"]
+__all__ = ["SHARED_CONSTRAINTS", "check_classes", "check_targets", "label_columns"]
 
 #: Constraints of the parameters shared by the estimators on a kernel (scikit-learn's
 #: ``_parameter_constraints``); NaN fails every interval.
@@ -53,3 +54,15 @@ def check_classes(y, n_samples):
         raise ValueError(f"the training labels must contain at least 2 classes, got "
                          f"{classes.size} class: {classes.tolist()}")
     return classes, codes
+
+
+def label_columns(codes, n_classes=None):
+    """The ``+1`` / ``-1`` columns of the one-vs-rest problems (one column for two
+    classes) of the class codes ``codes`` among ``n_classes`` (default: the largest code
+    and those below it)."""
+    n_classes = int(codes.max()) + 1 if n_classes is None else n_classes
+    if n_classes == 2:
+        return np.where(codes == 1, 1.0, -1.0)[:, None]
+    Y = -np.ones((codes.size, n_classes))
+    Y[np.arange(codes.size), codes] = 1.0
+    return Y

@@ -7,6 +7,7 @@ from sklearn.utils.metaestimators import available_if
 from .._memory import check_dense_allocation
 from ..linalg import LSSVMSystem
 from ._base import _KernelLSClassifier
+from ._merge import Merge
 
 __all__ = ["LSSVMClassifier"]
 
@@ -68,8 +69,9 @@ class LSSVMClassifier(_KernelLSClassifier):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def _stacking(self):
-        return self.calibration == "stack"
+    def _merge(self):
+        """One view: stacked per class (``calibration="stack"``), or read as it is."""
+        return Merge("stack") if self.calibration == "stack" else Merge("source")
 
     @staticmethod
     def _views_used_all():

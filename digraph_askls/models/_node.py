@@ -1,10 +1,10 @@
 """Transductive node classification on a directed graph with AsK-LS."""
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._fitted import FittedAttributesMixin
@@ -16,7 +16,8 @@ from ._new_nodes import fitted_features, grown_views
 from ._persistence import lean_state
 from ._views import KernelViews
 from .selection import (DEFAULT_POLICY, FitSettings, SelectionPolicy, as_recipes,
-                        default_kernels, node_keys, select_kernel)
+                        check_scoring, choose_on_validation, default_kernels, merges_for,
+                        node_keys, select_kernel, validation_candidates)
 
 __all__ = ["NodeClassifier", "PRESETS"]
 
@@ -134,6 +135,28 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         The thresholds of the selection (labels per class that count as few, the size
         of a large graph, the most labelled nodes decomposed ...); None: the library's
         (:class:`~digraph_askls.models.selection.SelectionPolicy`).
+    cv : None, int, scikit-learn splitter or array-like of nodes, default=None
+        The folds that judge the candidates. None: ``n_folds``. An int: at most that
+        many folds, dealt as ``n_folds`` describes (it replaces ``n_folds``). A splitter
+        (``StratifiedKFold(5, shuffle=True, random_state=0)``, ``KFold``, ...): its test
+        sets, which must hold every labelled node once, are the folds (over the labelled
+        nodes in node order). Nodes (names, as in the graph): a validation split,
+        judged as :meth:`fit`'s ``valid`` (the convenient spelling of the same).
+    scoring : str or callable, default="accuracy"
+        What ranks the candidates, chooses the merge and is estimated: a name of
+        :func:`sklearn.metrics.get_scorer_names` (``"accuracy"``,
+        ``"balanced_accuracy"``, ``"f1_macro"``, ``"neg_log_loss"``, ...) or a callable
+        ``scorer(estimator, X, y)`` (:func:`sklearn.metrics.make_scorer`). It reads the
+        held-out predictions of the labelled nodes: ``X`` holds their positions, ``y``
+        their class codes, and the estimator's ``predict_proba`` the held-out
+        probabilities (those of the merges, clipped and normalised stand-ins while
+        candidates are ranked; :mod:`~digraph_askls.models.selection._scoring`). An
+        unknown name raises ``ValueError`` listing the valid ones. Under another scorer
+        than accuracy, ``selection_`` reports ``score_estimate``, ``score_interval``,
+        ``score_reliable`` and ``held_out_score`` (the accuracy keys are None but
+        ``held_out_accuracy``), and ``cv_results_["mean_test_score"]`` is its score
+        (``cv_accuracy`` the accuracy beside it). The vote's rule against a walk kernel
+        (one standard error) still compares them node by node, right or wrong.
 
     Attributes
     ----------
@@ -212,13 +235,16 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         "verbose": ["verbose"],
         "preconditioner": [StrOptions({"auto", "jacobi", "ilu"}), None],
         "policy": [SelectionPolicy, None],
+        "cv": [None, Interval(Integral, 2, None, closed="left"), HasMethods(["split"]),
+               "array-like"],
+        "scoring": [str, callable],
         **{key: value for key, value in SHARED_CONSTRAINTS.items() if key != "gamma"},
     }
 
     def __init__(self, kernel="auto", gamma="auto", merge="auto", solver="auto",
                  preset="auto", regularization="auto", n_folds=20, kernel_params=None,
                  tol=1e-4, max_iter=None, random_state=None, operator=None, verbose=False,
-                 preconditioner="auto", policy=None):
+                 preconditioner="auto", policy=None, cv=None, scoring="accuracy"):
         self.kernel = kernel
         self.gamma = gamma
         self.merge = merge
@@ -234,6 +260,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         self.verbose = verbose
         self.preconditioner = preconditioner
         self.policy = policy
+        self.cv = cv
+        self.scoring = scoring
 
     def _resolve_preset(self):
         """The preset in effect (``"auto"`` resolved)."""
@@ -317,9 +345,11 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         >>> clf.fit(digraph, "club", features=False).predict([2, 5]).tolist()
         ['a', 'b']
         """
-        from ._fit_inputs import read_fit_inputs, warn_unread_features
+        from ._fit_inputs import read_fit_inputs
 
         self._validate_params()
+        scoring = check_scoring(self.scoring)
+        max_folds, splitter, valid = self._folds_of_cv(valid)
         inputs = read_fit_inputs(graph, labels, features, nodelist, weight)
         adjacency, nodes, features = inputs.adjacency, inputs.nodes, inputs.features
         self.preset_ = self._resolve_preset()
@@ -339,35 +369,66 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         self._fitted_features, self._weight = fitted_features(inputs.given, features), weight
         self.train_nodes_ = train
         policy = DEFAULT_POLICY if self.policy is None else self.policy
-        if _is_auto(config["kernel"]):
-            if config["kernel_params"] is not None:
-                raise ValueError("kernel_params set the parameters of a kernel given by name; "
-                                 "with kernel='auto' pass kernel='ppr' (or another name), or "
-                                 "kernel recipes such as WalkKernel(alpha=0.8)")
-            recipes = default_kernels(train.size, features is not None, n_nodes=len(nodes),
-                                      labels_per_class=float(np.median(
-                                          np.bincount(codes[train])[np.unique(codes[train])])),
-                                      policy=policy)
-        else:
-            recipes = as_recipes(config["kernel"], config["kernel_params"])
-        warn_unread_features(inputs, recipes, graph, labels)
+        recipes = self._recipes(config, inputs, codes[train], policy, graph, labels)
         gammas = None if _is_auto(config["gamma"]) else config["gamma"]
         settings = FitSettings(solver=self.solver, preconditioner=self.preconditioner,
                                regularization=config["regularization"], tol=config["tol"],
                                max_iter=self.max_iter, random_state=self.random_state,
                                verbose=self.verbose)
         selected = select_kernel(recipes, adjacency, features, codes[train], train, gammas,
-                                 merge=config["merge"], max_folds=config["n_folds"],
+                                 merge=config["merge"],
+                                 max_folds=config["n_folds"] if max_folds is None else max_folds,
                                  settings=settings, policy=policy, operator=self.operator,
                                  keys=node_keys(adjacency, features)[train],
-                                 as_given=self.preset_ is not None)
-        (self.kernel_, self.estimator_, self.selection_, self.cv_results_,
-         self._node_scores) = selected
-        self.classes_ = np.asarray(classes)[self.estimator_.classes_]
+                                 as_given=self.preset_ is not None, splitter=splitter,
+                                 scoring=scoring)
+        self._keep(selected, classes)
         if held is not None:
             self._choose_on_validation(adjacency, features, codes, classes, held, selected,
-                                       config["merge"], policy)
+                                       config["merge"], policy, scoring)
         return self
+
+    def _folds_of_cv(self, valid):
+        """``cv`` read: the most folds (None: ``n_folds``), a splitter (or None) and the
+        validation nodes (``valid``, or the nodes ``cv`` holds)."""
+        cv = self.cv
+        if cv is None:
+            return None, None, valid
+        if isinstance(cv, Integral):
+            return int(cv), None, valid
+        if hasattr(cv, "split"):
+            return None, cv, valid
+        if valid is not None:
+            raise ValueError("cv= holds validation nodes and fit(valid=...) names others; "
+                             "pass the validation nodes once")
+        return None, None, cv
+
+    def _recipes(self, config, inputs, train_codes, policy, graph, labels):
+        """The kernel recipes to choose among (the defaults for the graph under
+        ``kernel="auto"``), warning where the features given are not read."""
+        from ._fit_inputs import warn_unread_features
+
+        if _is_auto(config["kernel"]):
+            if config["kernel_params"] is not None:
+                raise ValueError("kernel_params set the parameters of a kernel given by name; "
+                                 "with kernel='auto' pass kernel='ppr' (or another name), or "
+                                 "kernel recipes such as WalkKernel(alpha=0.8)")
+            recipes = default_kernels(train_codes.size, inputs.features is not None,
+                                      n_nodes=len(inputs.nodes),
+                                      labels_per_class=float(np.median(
+                                          np.bincount(train_codes)[np.unique(train_codes)])),
+                                      policy=policy)
+        else:
+            recipes = as_recipes(config["kernel"], config["kernel_params"])
+        warn_unread_features(inputs, recipes, graph, labels, stacklevel=4)   # fit's caller
+        return recipes
+
+    def _keep(self, selected, classes):
+        """Keep what the selection ``selected`` chose and fitted."""
+        self.kernel_, self.estimator_ = selected.kernel, selected.estimator
+        self.selection_, self.cv_results_ = selected.selection, selected.cv_results
+        self._node_scores = selected.node_scores
+        self.classes_ = np.asarray(classes)[self.estimator_.classes_]
 
     def _held_out(self, valid, node_index, codes):
         """Positions of the validation nodes ``valid`` in ``node_index``, each labelled."""
@@ -388,45 +449,43 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         return held
 
     def _choose_on_validation(self, adjacency, features, codes, classes, held, selected,
-                              merge, policy):
+                              merge, policy, scoring):
         """Judge the candidates the folds ranked on the validation nodes ``held``, each
         fitted on ``self.train_nodes_`` alone, and keep the best (see ``fit``)."""
         import warnings
 
         from sklearn.base import clone
 
-        from .selection._select import _merges_to_try, _own_merges
-        from .selection._validation import choose_on_validation, validation_candidates
-
         train = self.train_nodes_
         known = np.full(codes.size, -1)
         known[train] = codes[train]
-        counts = np.bincount(codes[train])
-        merges = [merge] if merge != "auto" else [
-            m.name for m in _merges_to_try(merge, float(np.median(counts[counts > 0])), policy)]
-
-        own_merges = _own_merges(merge)     # a kernel read through its own view
-
-        def merges_of(recipe):
-            own = own_merges(recipe)
-            return merges if own is None else [m.name for m in own]
+        n_classes = len(classes)
 
         def fit_one(recipe, gamma, merge_name):
-            # The recipe holds the kernel's parameters (a kernel given by name included).
+            # The recipe holds the kernel's parameters (a kernel given by name included);
+            # the validation nodes are held out here, not named again.
             model = clone(self).set_params(kernel=recipe, kernel_params=None, gamma=gamma,
-                                           merge=merge_name, verbose=False)
+                                           merge=merge_name, verbose=False,
+                                           cv=self.cv if hasattr(self.cv, "split")
+                                           or isinstance(self.cv, Integral) else None)
             with warnings.catch_warnings():
                 # The ordinary selection has said so already, for the same candidates.
                 warnings.filterwarnings("ignore", message=".* not read by the kernel",
                                         category=UserWarning)
                 model.fit(adjacency, known,
                           features=features if features is not None else False)
-            return model, model.predict(held)
+            if scoring.is_accuracy:
+                return model, model.predict(held)
+            proba = np.zeros((held.size, n_classes))
+            proba[:, np.asarray(model.classes_, dtype=np.int64)] = model.predict_proba(held)
+            return model, proba
 
-        candidates = validation_candidates(selected[3], selected[2], merges_of)
+        candidates = validation_candidates(selected.cv_results, selected.selection,
+                                           merges_for(merge, codes[train], policy))
         model, self.selection_, self.cv_results_ = choose_on_validation(
             candidates, fit_one, codes[held], random_state=self.random_state,
-            interval_max=policy.estimate_interval_max, verbose=self.verbose)
+            interval_max=policy.estimate_interval_max, verbose=self.verbose,
+            scoring=scoring)
         self.kernel_, self.estimator_ = model.kernel_, model.estimator_
         self._node_scores = model._node_scores
         self.classes_ = np.asarray(classes)[np.asarray(model.classes_, dtype=np.int64)]
@@ -581,6 +640,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         return lean_state(super().__getstate__())
 
     def __setstate__(self, state):
-        """Restore a saved model; one saved before ``preconditioner`` and ``policy``
-        existed takes their defaults."""
-        super().__setstate__({"preconditioner": "auto", "policy": None, **state})
+        """Restore a saved model; one saved before ``preconditioner``, ``policy``, ``cv``
+        and ``scoring`` existed takes their defaults."""
+        super().__setstate__({"preconditioner": "auto", "policy": None, "cv": None,
+                              "scoring": "accuracy", **state})

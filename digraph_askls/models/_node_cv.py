@@ -2,6 +2,7 @@
 
 import logging
 import time
+import warnings
 
 import numpy as np
 from numbers import Integral
@@ -30,8 +31,23 @@ logger = logging.getLogger(__name__)
 _ESTIMATOR_KEYS = ("kernel", "gamma", "merge", "regularization", "n_folds", "tol")
 
 
+def _warn_deprecated():
+    """``NodeClassifierCV`` is deprecated: say so at the caller of ``fit``."""
+    warnings.warn("NodeClassifierCV is deprecated and will be removed: NodeClassifier "
+                  "chooses the kernel, gamma and merge on the folds of cv= by the score of "
+                  "scoring= (features included)", FutureWarning, stacklevel=3)
+
+
 class NodeClassifierCV(FittedAttributesMixin, BaseEstimator):
     """:class:`NodeClassifier` with its parameters chosen by cross-validation.
+
+    .. deprecated::
+        ``NodeClassifierCV`` is deprecated and will be removed: :class:`NodeClassifier`
+        chooses the kernel, gamma and merge itself, on folds you can give
+        (``NodeClassifier(cv=StratifiedKFold(5))``), by the score you choose
+        (``scoring="f1_macro"``), with node features, and estimates the choice's score;
+        to search other parameters, wrap it in scikit-learn's searches. See
+        ``docs/changelog.md``.
 
     Each candidate of ``param_grid`` is scored by the accuracy of ``cv`` stratified folds
     of the labelled nodes; the best one is refitted on all labelled nodes. The graph
@@ -139,6 +155,7 @@ class NodeClassifierCV(FittedAttributesMixin, BaseEstimator):
         from ..graph import get_adjacency, get_labels
         from ..kernels import get_graph_kernel
 
+        _warn_deprecated()
         self._validate_params()
         grid = ParameterGrid(self.param_grid if self.param_grid is not None
                              else {"beta": [0.5, 1.0, 2.0]})

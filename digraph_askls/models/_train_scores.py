@@ -21,9 +21,9 @@ from ..kernels._restrict import _RestrictedKernel
 from ..linalg import NotPositiveDefinite
 from ..linalg._scores import solve_with_scores
 from ._askls import AsKLSClassifier
-from ._checks import check_classes, check_targets
+from ._capabilities import multiplies_both_views
+from ._checks import check_classes, check_targets, label_columns
 from ._merge import Merge
-from ._training import label_columns
 
 __all__ = ["NodeScores", "fit_on_train_scores", "joined_products", "scores_every_node",
            "scores_all_rows"]
@@ -53,9 +53,7 @@ def scores_all_rows(train_kernel):
     if not isinstance(train_kernel, _RestrictedKernel):
         return False
     K = train_kernel.K
-    return (K.shape[0] == K.shape[1]
-            and (callable(getattr(K, "pair_hops", None))
-                 or callable(getattr(K, "matmat_pair", None)))
+    return (K.shape[0] == K.shape[1] and multiplies_both_views(K)
             and np.array_equal(train_kernel.rows, train_kernel.cols)
             and not train_kernel._rows_repeat)
 

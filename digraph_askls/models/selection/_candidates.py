@@ -9,7 +9,7 @@ from ...kernels import (AttributeKernel, GraphKernel, LinkProfileKernel, NamedKe
 from ._engines import Engine
 from ._policy import DEFAULT_POLICY
 
-__all__ = ["Candidate", "as_recipes", "candidates_of", "default_kernels"]
+__all__ = ["Candidate", "as_recipes", "candidates_of", "default_kernels", "scored_gammas"]
 
 
 @dataclass(frozen=True)
@@ -56,12 +56,9 @@ def default_kernels(n_train, has_features, labels_per_class=None, n_nodes=None,
     shared by all distances. Without features and with few labelled nodes per class, the
     personalised-PageRank vote (:class:`~digraph_askls.kernels.VoteKernel`) after the
     walk kernel: the selection keeps it unless the walk kernel clearly beats it
-    (:func:`~._select._prefer_vote`). On development draws of polblogs and Pubmed with 5
-    labelled nodes per class it lifted the default from 0.860 and 0.626 to 0.880 and
-    0.670, level with scikit-network's vote (0.882, 0.669). With features it is not
-    tried: the attribute kernels carry those graphs, and a rule that kept the vote over
-    every family lost 0.063 on development draws of Cora with 5 per class.
-    Measured per graph in ``docs/results/directed.md`` and ``docs/results/few_labels.md``.
+    (:func:`~._select._prefer_vote`). With features it is not tried: the attribute
+    kernels carry those graphs. Measured per graph in ``docs/results/directed.md`` and
+    ``docs/results/few_labels.md``.
     """
     few = labels_per_class is not None and labels_per_class <= policy.few_labels_per_class
     kernels = []
@@ -109,8 +106,35 @@ def as_recipes(kernel, kernel_params=None):
     return recipes
 
 
+def scored_gammas(engine, grid, kernel_grid, walk_gamma):
+    """The gammas a kernel is scored at, decided here from what its engine declares each
+    gamma costs (:attr:`~._engines.Engine.cost_per_gamma`); the grid given is never
+    rewritten.
+
+    A grid given by the user (``kernel_grid`` False) is scored as given. A kernel's own
+    grid (:func:`~digraph_askls.kernels.gamma_grid`) is scored whole where gammas cost
+    nothing more (one decomposition serves them all); a walk kernel scored in one solve
+    is scored at ``walk_gamma`` alone (:class:`~._policy.SelectionPolicy`: the
+    standardised view scores stop changing as gamma shrinks); a kernel that costs a
+    solve per fold and gamma at its grid's first gamma.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as S
+    >>> scored_gammas(S(cost_per_gamma="one solve"), (1.0, 10.0), True, 1e-5)
+    (1e-05,)
+    >>> scored_gammas(S(cost_per_gamma="one solve"), (1.0, 10.0), False, 1e-5)
+    (1.0, 10.0)
+    """
+    if not kernel_grid or engine.cost_per_gamma == "none":
+        return tuple(grid)
+    if engine.cost_per_gamma == "one solve":
+        return (walk_gamma,)
+    return tuple(grid[:1])
+
+
 def candidates_of(recipes, grids, kernel_grid, adjacency, features, engine_of,
-                  merges_of=None):
+                  merges_of=None, walk_gamma=None):
     """The :class:`Candidate` of each recipe, built on the graph when it is reached (one
     kernel and its engine's decomposition at a time).
 
@@ -121,7 +145,7 @@ def candidates_of(recipes, grids, kernel_grid, adjacency, features, engine_of,
         The gammas of each recipe.
     kernel_grid : bool
         Whether the grids are the kernels' own (an engine that costs a solve per gamma
-        takes fewer).
+        takes fewer, :func:`scored_gammas`).
     adjacency, features
         The graph and the nodes' attributes.
     engine_of : callable
@@ -129,8 +153,12 @@ def candidates_of(recipes, grids, kernel_grid, adjacency, features, engine_of,
         (:func:`~._engines.engine_for`).
     merges_of : callable, optional
         ``merges_of(recipe)``: the candidate's own merges, or None.
+    walk_gamma : float, optional
+        The gamma of a walk kernel scored in one solve on its own grid
+        (:func:`scored_gammas`); None: the default policy's.
     """
+    walk_gamma = DEFAULT_POLICY.walk_gamma if walk_gamma is None else walk_gamma
     for recipe, grid in zip(recipes, grids):
         engine = engine_of(recipe.make(adjacency, features))
-        yield Candidate(recipe, engine.gammas(grid, kernel_grid), engine,
+        yield Candidate(recipe, scored_gammas(engine, grid, kernel_grid, walk_gamma), engine,
                         None if merges_of is None else merges_of(recipe))

@@ -21,8 +21,9 @@ from scipy import sparse
 from ..._memory import check_dense_allocation
 from ...kernels import restrict_kernel
 from ...linalg import NotPositiveDefinite, SingularSystemError
+from .._capabilities import ExplicitMaps, FormsDense, map_width
 from .._train_scores import scores_all_rows
-from .._training import (decompose, decompose_dense, dense_training_block, is_symmetric,
+from .._decomposition import (decompose, decompose_dense, dense_training_block, is_symmetric,
                          reduces_maps)
 from .._folds import coarsen_folds
 from ._out_of_fold import (cholesky_out_of_fold, solved_out_of_fold, spectral_out_of_fold,
@@ -48,9 +49,13 @@ class Engine:
         The held-out positions (in ``codes``) of each fold.
     on_sample : bool
         Whether it scores the ranking sample (else every labelled node).
+    cost_per_gamma : {"none", "one solve", "a solve per fold"}
+        What each further gamma costs, declared: it decides the gammas a kernel's own
+        grid is scored at (:func:`~._candidates.scored_gammas`).
     """
 
     name = None
+    cost_per_gamma = "none"
 
     def __init__(self, kernel, train_kernel, codes, folds, settings, on_sample):
         self.kernel = kernel
@@ -59,11 +64,6 @@ class Engine:
         self.folds = folds
         self.settings = settings
         self.on_sample = on_sample
-
-    def gammas(self, grid, kernel_grid):
-        """The gammas it scores: ``grid``, or fewer where each costs a solve and the
-        grid is the kernel's own (``kernel_grid``)."""
-        return tuple(grid)
 
     def out_of_fold(self, gamma, damp_singular=True):
         """The out-of-fold scores at ``gamma``, or None if the system is singular."""
@@ -97,9 +97,7 @@ class SpectralEngine(Engine):
         """Where a fold's system is singular, ``damp_singular`` solves every fold damped
         instead (as ``regularization`` asks), one Krylov solve per fold; without it the
         candidate is skipped: in a search among several kernels and gammas a gamma at
-        which the exact system is singular is not worth minutes of damped solves
-        (Squirrel's link-profile kernel at 2,500 training nodes: over ten minutes per
-        split)."""
+        which the exact system is singular is not worth minutes of damped solves."""
         if damp_singular and self.settings.regularization != None:       # noqa: E711
             logger.info("gamma=%g: %s; solving each fold damped", gamma, exc)
             return self._solve_each_fold(gamma)
@@ -107,18 +105,16 @@ class SpectralEngine(Engine):
 
 
 class WalkEngine(Engine):
-    """All folds of a walk kernel in one solve, at the policy's ``walk_gamma``."""
+    """All folds of a walk kernel in one solve (at the policy's ``walk_gamma`` where the
+    grid is the kernel's own, :func:`~._candidates.scored_gammas`)."""
 
     name = "walk"
+    cost_per_gamma = "one solve"
 
     def __init__(self, kernel, train_kernel, codes, folds, settings, on_sample, policy):
         super().__init__(kernel, train_kernel, codes,
                          walk_folds(train_kernel.K, folds, codes, policy), settings,
                          on_sample)
-        self.walk_gamma = policy.walk_gamma
-
-    def gammas(self, grid, kernel_grid):
-        return (self.walk_gamma,) if kernel_grid else tuple(grid)
 
     def _out_of_fold(self, gamma):
         return walk_out_of_fold(self.train_kernel, self.codes, gamma, self.folds,
@@ -130,10 +126,7 @@ class SolvedEngine(Engine):
     """A solve per fold (any operator)."""
 
     name = "solved"
-
-    def gammas(self, grid, kernel_grid):
-        return tuple(grid[:1]) if kernel_grid else tuple(grid)    # a solve per fold and
-                                                                # gamma is dear: the first
+    cost_per_gamma = "a solve per fold"
 
     def _out_of_fold(self, gamma):
         return self._solve_each_fold(gamma)
@@ -142,15 +135,13 @@ class SolvedEngine(Engine):
 def _has_thin_maps(train_kernel):
     """Whether the block has explicit maps with fewer features than samples."""
     m = train_kernel.shape[0]
-    factors = getattr(train_kernel, "factors", None)
-    return callable(factors) and getattr(train_kernel, "n_features", m) < m
+    return isinstance(train_kernel, ExplicitMaps) and map_width(train_kernel, m) < m
 
 
 def thin_maps_on(kernel, nodes):
     """Whether ``kernel``'s block on ``nodes`` is decomposed through its explicit maps
-    (:func:`~.._training.thin_route`: then at ``O(m d^2)``, linear in the nodes)."""
-    if not callable(getattr(kernel, "factors", None)) \
-            or not getattr(kernel, "n_features", np.inf) < len(nodes):
+    (:func:`~.._decomposition.thin_route`: then at ``O(m d^2)``, linear in the nodes)."""
+    if not isinstance(kernel, ExplicitMaps) or not map_width(kernel, np.inf) < len(nodes):
         return False                 # no maps, or none thinner: nothing to restrict
     return reduces_maps(restrict_kernel(kernel, nodes, nodes), for_folds=True)
 
@@ -159,7 +150,7 @@ def _forms_directly(train_kernel):
     """Whether the block is formed without products with an operator: an array, a sparse
     matrix or a kernel with ``to_dense``."""
     return (isinstance(train_kernel, np.ndarray) or sparse.issparse(train_kernel)
-            or callable(getattr(train_kernel, "to_dense", None)))
+            or isinstance(train_kernel, FormsDense))
 
 
 def _decomposable(train_kernel, policy):
@@ -245,7 +236,7 @@ def on_every_node(kernel, gammas, fallback, all_train, codes, folds, settings, p
 def _factorable(train_kernel, policy):
     """Whether a block is scored at one gamma by one factorisation (:func:`_factorised`):
     one the kernel forms directly, without explicit maps thin enough to decompose for
-    less (:func:`~.._training.thin_route`), of at most twice ``policy.spectral_max_train``
+    less (:func:`~.._decomposition.thin_route`), of at most twice ``policy.spectral_max_train``
     samples (the factorisation and the inverse it gives cost about a fifth of a
     decomposition)."""
     m = train_kernel.shape[0]

@@ -13,6 +13,8 @@ on the nodes left out of the resample (:func:`bootstrap_bias_corrected`).
 import numpy as np
 from scipy import special
 
+from ._scoring import HitRows, as_rows
+
 __all__ = ["BBC_BOOTSTRAPS", "ESTIMATE_LEVEL", "bootstrap_bias_corrected", "estimate_rng",
            "selection_estimate"]
 
@@ -104,7 +106,9 @@ def bootstrap_bias_corrected(hits, rng, n_boot=BBC_BOOTSTRAPS, level=ESTIMATE_LE
     ----------
     hits : array-like of bool, shape (n_configurations, m)
         Whether each configuration's held-out (out-of-fold) prediction of each node is
-        right, every configuration on the same ``m`` nodes.
+        right, every configuration on the same ``m`` nodes; or the held-out rows of
+        another scorer (:class:`~._scoring.ProbabilityRows`), whose score on the resampled
+        nodes (with their multiplicity as sample weights) replaces the accuracy.
     rng : numpy Generator
     n_boot : int
     level : float
@@ -129,13 +133,13 @@ def bootstrap_bias_corrected(hits, rng, n_boot=BBC_BOOTSTRAPS, level=ESTIMATE_LE
     >>> bool(abs(estimate - 0.5) < 0.05 and low < 0.5 < high)
     True
     """
-    hits = np.atleast_2d(np.asarray(hits, dtype=np.float64))
+    hits = as_rows(hits)
     counts, out_of_bag = _resample(hits.shape[1], rng, n_boot)
     if not counts.size:          # one node: nothing is ever left out
-        value = float(hits.mean(axis=1).max())
+        value = float(hits.means().max())
         return value, (value, value)
     # Right answers counted with multiplicity: exact integers, so ties are exact.
-    return _summary(_choose(counts @ hits.T, out_of_bag @ hits.T), level)
+    return _summary(_choose(hits.weighted(counts), hits.weighted(out_of_bag)), level)
 
 
 def selection_estimate(candidate_hits, winner_rows, merge_hits, chosen_hits, ranked, rng,
@@ -189,28 +193,31 @@ def selection_estimate(candidate_hits, winner_rows, merge_hits, chosen_hits, ran
     interval : tuple of float
         Both within [0, 1].
     """
-    chosen_hits = np.asarray(chosen_hits, dtype=bool)
-    candidates = np.asarray(candidate_hits, dtype=np.float64).reshape(-1, ranked.size)
-    merges = np.asarray(merge_hits, dtype=np.float64)[:, ranked]
+    chosen = as_rows(chosen_hits)
+    candidates = as_rows(candidate_hits).reshape_rows(ranked.size)
+    merges = as_rows(merge_hits).take(columns=ranked)
     counts, out_of_bag = _resample(ranked.size, rng, n_boot)
     if not counts.size:
-        value = float(chosen_hits.mean())
+        value = float(chosen.means()[0])
         return value, (value, value)
-    values = _choose(counts @ merges.T, out_of_bag @ merges.T)       # the winner's merge
-    if candidates.size:
-        scored = out_of_bag @ candidates.T
+    values = _choose(merges.weighted(counts), merges.weighted(out_of_bag))   # the merge
+    if len(candidates):
+        scored = candidates.weighted(out_of_bag)
         scored[:, np.asarray(winner_rows, dtype=bool)] = values[:, None]
         keep = None
         if vote_rows is not None and np.any(vote_rows[0]):
             vote = int(np.flatnonzero(vote_rows[0])[0])
-            rows = np.zeros(candidates.shape[0], dtype=bool)
+            rows = np.zeros(len(candidates), dtype=bool)
             rows[vote] = True
-            keep = (_keeps_vote(counts, candidates, vote, vote_rows[1]), rows)
-        values = _choose(counts @ candidates.T, scored, keep)
+            keep = (_keeps_vote(counts, candidates.hits.astype(np.float64), vote,
+                                vote_rows[1]), rows)
+        values = _choose(candidates.weighted(counts), scored, keep)
     estimate, (low, high) = _summary(values, level)
-    shift = float(chosen_hits.mean()) - float(chosen_hits[ranked].mean())
+    shift = float(chosen.means()[0]) - float(chosen.take(columns=ranked).means()[0])
+    if not isinstance(chosen, HitRows):      # a score, not a proportion of the nodes
+        return float(estimate + shift), (float(low + shift), float(high + shift))
     estimate, low, high = np.clip(np.array([estimate, low, high]) + shift, 0.0, 1.0)
-    wilson_low, wilson_high = _wilson(estimate, chosen_hits.size, level)
+    wilson_low, wilson_high = _wilson(estimate, chosen.shape[1], level)
     return float(estimate), (float(min(low, wilson_low)), float(max(high, wilson_high)))
 
 

@@ -14,7 +14,7 @@ from sklearn.utils import check_random_state
 
 from .._folds import make_folds
 
-__all__ = ["node_keys", "ranking_sample", "selection_folds"]
+__all__ = ["node_keys", "ranking_sample", "selection_folds", "splitter_folds"]
 
 
 def node_keys(adjacency, features=None, rounds=2):
@@ -64,16 +64,45 @@ def ranking_sample(codes, random_state, size):
     return np.sort(np.concatenate(keep))
 
 
-def selection_folds(codes, max_folds, random_state, keys, ranked):
+def selection_folds(codes, max_folds, random_state, keys, ranked, splitter=None):
     """The folds of every labelled node, and those of the ranking sample ``ranked``.
 
     As many folds as the median class has labelled nodes (one of each per fold, where
     few), at most ``max_folds``; the sample's folds are the same when it holds every
-    node.
+    node. With a scikit-learn ``splitter`` (``NodeClassifier(cv=StratifiedKFold(5))``)
+    its test sets are the folds (:func:`splitter_folds`).
     """
+    if splitter is not None:
+        folds = splitter_folds(splitter, codes)
+        return folds, (folds if ranked.size == codes.size
+                       else splitter_folds(splitter, codes[ranked]))
     n_folds = max(2, min(max_folds, int(np.median(np.bincount(codes)))))
     folds = make_folds(codes, n_folds, random_state, keys)
     if ranked.size == codes.size:
         return folds, folds
     return folds, make_folds(codes[ranked], n_folds, random_state,
                              None if keys is None else keys[ranked])
+
+
+def splitter_folds(splitter, codes):
+    """The sorted test positions of each split of a scikit-learn ``splitter`` (an object
+    with ``split(X, y)``) of nodes of classes ``codes``; they must hold every node once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import StratifiedKFold
+    >>> folds = splitter_folds(StratifiedKFold(2), np.array([0, 0, 1, 1]))
+    >>> [fold.tolist() for fold in folds]
+    [[0, 2], [1, 3]]
+    """
+    folds = [np.sort(np.asarray(test, dtype=np.int64))
+             for _, test in splitter.split(np.zeros((codes.size, 1)), codes)]
+    held = np.concatenate(folds) if folds else np.zeros(0, dtype=np.int64)
+    if len(folds) < 2 or held.size != codes.size or np.unique(held).size != codes.size:
+        raise ValueError(f"cv={splitter!r} must split the labelled nodes into at least 2 "
+                         f"test sets that hold every node once (as KFold and "
+                         f"StratifiedKFold do); got {len(folds)} test sets holding "
+                         f"{np.unique(held).size} distinct of {codes.size} nodes "
+                         f"({held.size} in all)")
+    return folds

@@ -30,7 +30,7 @@ from ...linalg import AsKLSSystem, SolverResult, solve_system
 from ...linalg._scores import solve_many_with_scores
 from ...linalg._spectral import _decomposition_threads
 from ...linalg._lssvm_folds import lssvm_fold_scores, lssvm_solution
-from .._training import label_columns
+from .._checks import label_columns
 from .._train_scores import NodeScores, joined_products
 from .._views import kernel_dot
 

@@ -3,7 +3,12 @@ settings of one fit."""
 
 from dataclasses import dataclass
 
-__all__ = ["FitSettings", "SelectionPolicy"]
+from .._merge import Merge
+
+__all__ = ["AUTO_MERGES", "FitSettings", "SelectionPolicy", "auto_merges", "own_view"]
+
+#: Merges that ``merge="auto"`` compares at the winning kernel.
+AUTO_MERGES = (Merge("joint"), Merge("blend"), Merge("mean"))
 
 
 @dataclass(frozen=True)
@@ -22,13 +27,10 @@ class SelectionPolicy:
     vote_labels_per_class : int, default=100
         Without node features and with at most this many labelled nodes per class (the
         median class), the personalised-PageRank vote
-        (:class:`~digraph_askls.kernels.VoteKernel`) is a candidate beside the walk kernel.
-        On development draws (seed 0, 10 each) raising it from 50 to 100 lifted Pubmed
-        with 1 % labelled (60-75 per class) from 0.689 to 0.747, level with
-        scikit-network's vote (0.745), and moved polblogs with 10 % labelled (75 per
-        class) from 0.872 to 0.883. It had cost polblogs 0.011 before the nodes no walk
-        joins to a labelled node took the class of the labelled nodes like them
-        (:func:`~._out_of_fold.silent_prior`).
+        (:class:`~digraph_askls.kernels.VoteKernel`) is a candidate beside the walk kernel
+        (the development draws that set it: ``docs/results/few_labels.md``; the nodes no
+        walk joins to a labelled node take the class of the labelled nodes like them,
+        :func:`~._out_of_fold.silent_prior`).
     large_graph : int, default=20_000
         Graphs of more nodes than this are large: their walk kernel takes 10 steps, and
         the candidates that need a decomposition are ranked on at most
@@ -38,8 +40,8 @@ class SelectionPolicy:
         the walk kernel's solve on the whole graph, which a PageRank vote's price bounds
         (``docs/results/speed.md``). The winner is then scored on every labelled node.
     spectral_max_train : int, default=5000
-        Largest number of labelled nodes whose dense training kernel is decomposed (an
-        SVD of this size takes about 10 s on 2 cores); above it the candidates are ranked
+        Largest number of labelled nodes whose dense training kernel is decomposed (its
+        cost: ``docs/results/speed.md``); above it the candidates are ranked
         on a stratified sample of this size.
     walk_gamma : float, default=1e-5
         gamma of a walk kernel scored by its one-solve folds. The stackers standardise
@@ -66,19 +68,14 @@ class SelectionPolicy:
         (``racing_keep``) are scored again on all of them, at each of their gammas (on a
         stratified sample of ``spectral_max_train`` where there are more, unless every
         finalist has explicit maps thin enough to decompose in ``O(m d^2)``,
-        :func:`~digraph_askls.models._training.thin_route`). None ranks
+        :func:`~digraph_askls.models._decomposition.thin_route`). None ranks
         every candidate on every labelled node (up to ``spectral_max_train``).
     racing_keep : int, default=1
         At most this many candidates go on to the race's second round: those the sample
         cannot tell from the best, best first (:func:`~._racing.survivors`). With one,
-        the sample chooses the kernel and every labelled node its gamma. On the
-        development splits of ``benchmarks/bench_racing.py`` (fixed splits 0-2 of
-        Chameleon, Squirrel and film, 60/40 draws 0-2 of Cora, CiteSeer and Pubmed;
-        1,625-11,830 labelled nodes) one finalist chose the kernel, gamma and merge of
-        two finalists and of the exhaustive ranking every time, at 0.28-1.0 of the CPU
-        time of two (film 11.8 against 41.9 s, CiteSeer 4.4 against 7.7 s). On the
-        sealed draws of ``docs/results/comparison.md`` it changed 1 of 80 fits (CiteSeer
-        60/40, draw 4: 0.780 against 0.757; ``docs/results/speed.md``).
+        the sample chooses the kernel and every labelled node its gamma; more finalists
+        cost a decomposition each (``benchmarks/bench_racing.py``, measured in
+        ``docs/results/speed.md``).
     estimate_interval_max : float, default=0.3
         ``selection_["accuracy_reliable"]`` is False where the interval of the accuracy
         estimate (:func:`~._estimate.selection_estimate`) is wider than this: too few
@@ -161,3 +158,43 @@ class FitSettings:
         return dict(solver=self.solver, regularization=self.regularization, tol=self.tol,
                     max_iter=self.max_iter, random_state=self.random_state,
                     preconditioner=self.preconditioner, **params)
+
+
+def own_view(recipe):
+    """The one view a kernel is read through (:attr:`~digraph_askls.kernels.GraphKernel.views`,
+    the personalised-PageRank vote's target view), or None."""
+    views = getattr(recipe, "views", None)
+    return views[0] if views and len(views) == 1 else None
+
+
+def auto_merges(labels_per_class=None, policy=None, recipe=None, as_given=False):
+    """What ``merge="auto"`` means, in every place a fit reads it: the merges compared.
+
+    - A configuration fitted as given (a preset, an ``operator``): the joint stacker,
+      fitted first, and its blend with the mean view, kept where the stand-ins of the
+      estimator's own stacking scores prefer it (:mod:`~._single`).
+    - A kernel read through its own view (:func:`own_view`): that view alone.
+    - With few labelled nodes per class (the median class, ``labels_per_class``, at most
+      ``policy.few_labels_per_class``) the mean of the views, the joint stacker and their
+      blend: a stacker may read patterns across classes (a directed SBM's flows) that the
+      mean view cannot, and the mean view may rank the classes better than a stacker
+      learnt from a handful of nodes; the cross-validation decides
+      (:func:`~._winner.choose_merge`). With more, the stackers alone: the mean view has
+      no threshold of its own for classes of unequal sizes (a binary graph's sign of
+      zero), and its held-out accuracy, close to theirs, would win on noise.
+
+    Examples
+    --------
+    >>> [m.name for m in auto_merges(10, DEFAULT_POLICY)]
+    ['joint', 'blend', 'average']
+    >>> [m.name for m in auto_merges(80, DEFAULT_POLICY)]
+    ['joint', 'blend']
+    """
+    if as_given:
+        return (Merge("joint"), Merge("blend"))
+    view = own_view(recipe)
+    if view is not None:
+        return (Merge(view),)
+    if labels_per_class is not None and labels_per_class > policy.few_labels_per_class:
+        return tuple(merge for merge in AUTO_MERGES if merge.stacking)
+    return AUTO_MERGES

@@ -3,7 +3,7 @@ nodes, the few that the sample cannot tell apart scored again on all of them.
 
 Where there are many labelled nodes, ranking every candidate on all of them costs a
 decomposition of an ``m x m`` block per candidate (Squirrel's fixed splits: 4,160
-labelled nodes, four blocks of about 15 s each on one core), although most candidates
+labelled nodes, four large blocks), although most candidates
 are ruled out by far fewer nodes. The selection then works in two rounds, a successive
 halving over the labelled nodes:
 
@@ -18,8 +18,8 @@ halving over the labelled nodes:
 A candidate that the sample cannot separate from the best goes on; one that is worse by
 more than the sample's noise is dropped. By default one goes on
 (``racing_keep=1``): the sample chooses the kernel and every labelled node its gamma. A
-second finalist costs a second decomposition of the largest block of the fit (film: 41.9
-against 11.8 CPU seconds per split) and, on the 18 development splits measured, never won.
+second finalist costs a second decomposition of the largest block of the fit, and on the
+development splits measured it did not change the choice (``docs/results/speed.md``).
 """
 
 import logging
@@ -30,6 +30,7 @@ import numpy as np
 
 from ._engines import on_every_node
 from ._ranking import ranking_score
+from ._scoring import held_out_rows
 
 __all__ = ["rescore", "survivors"]
 
@@ -63,7 +64,8 @@ def survivors(leaders, n_sample, keep):
     return [leader for leader in ranked if leader.score >= best - noise][:max(1, keep)]
 
 
-def rescore(leader, all_train, codes, folds, merges, settings, policy, positions=None):
+def rescore(leader, all_train, codes, folds, merges, settings, policy, positions=None,
+            scoring=None):
     """A survivor scored on every labelled node (or on those at ``positions``), at each
     gamma of its grid.
 
@@ -82,6 +84,8 @@ def rescore(leader, all_train, codes, folds, merges, settings, policy, positions
         Positions in ``all_train`` of the nodes the survivors are scored on: a second,
         larger stratified sample where a decomposition of every labelled node would
         cost too much (``policy.spectral_max_train``). None: all of them.
+    scoring : Scoring, optional
+        The criterion (:class:`~._scoring.Scoring`); None: the accuracy.
 
     Returns
     -------
@@ -91,9 +95,10 @@ def rescore(leader, all_train, codes, folds, merges, settings, policy, positions
         every labelled node, which it scored anyway).
     accuracy : float
         The held-out accuracy behind that score.
-    hits : list of (float, ndarray of bool)
+    hits : list of (float, HitRows or ProbabilityRows)
         For each gamma scored, whether each stand-in of a merge predicts each node scored
-        right, (n_stand_ins, m): what the estimate of the final choice resamples
+        right, (n_stand_ins, m) (its predictions under another scorer,
+        :func:`~._scoring.held_out_rows`): what the estimate of the final choice resamples
         (:func:`~._estimate.selection_estimate`).
     """
     started = time.perf_counter()
@@ -108,11 +113,12 @@ def rescore(leader, all_train, codes, folds, merges, settings, policy, positions
     for gamma, oof, engine in scored:
         view_scores = oof.scores if engine != "walk" or positions is None \
             else oof.scores[:, scored_at]
-        score, held_out, _, _, every = ranking_score(view_scores, codes[scored_at], merges,
-                                                     return_predictions=True,
-                                                     every_merge=True)
-        hits.append((float(gamma), np.array([np.argmax(p, axis=1) == codes[scored_at]
-                                             for p in every])))
+        score, held_out, _, predicted, every = ranking_score(
+            view_scores, codes[scored_at], merges, return_predictions=True,
+            every_merge=True, scoring=scoring)
+        if scoring is not None and not scoring.is_accuracy:
+            held_out = float(np.mean(np.argmax(predicted, axis=1) == codes[scored_at]))
+        hits.append((float(gamma), held_out_rows(every, codes[scored_at], scoring)))
         if best is None or score > best.score:
             best = replace(leader, gamma=float(gamma), score=score, oof=oof,
                            folds=leader.folds if engine == "walk" else folds,

@@ -16,6 +16,8 @@ import numpy as np
 from .._stackers import fit_temperature, softmax_rows, view_logits
 from .._folds import coarsen_folds
 from ._out_of_fold import OutOfFold
+from ._results import CV_COLUMNS, add_row
+from ._scoring import as_rows, held_out_rows
 
 __all__ = ["Scored", "rank", "ranking_score", "selection_optimism"]
 
@@ -55,13 +57,21 @@ def _ridge_loo_predictions(scores, codes, ridge):
     return T, T - residual
 
 
-def _quality(T, P, codes):
-    return 1.0 - float(np.mean(np.sum((T - P) ** 2, axis=1))), float(
-        np.mean(np.argmax(P, axis=1) == codes))
+def _quality(T, P, codes, scoring=None):
+    """One minus the Brier score of ``P``, and its accuracy (or its score under
+    ``scoring``)."""
+    brier = 1.0 - float(np.mean(np.sum((T - P) ** 2, axis=1)))
+    if scoring is not None and not scoring.is_accuracy:
+        return brier, scoring(codes, P)
+    return brier, float(np.mean(np.argmax(P, axis=1) == codes))
+
+
+#: Weight of the Brier score, the tie-breaker, in a ranking score other than accuracy.
+TIE_BREAK = 1e-9
 
 
 def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions=False,
-                  every_merge=False):
+                  every_merge=False, scoring=None):
     """The score that ranks candidate (kernel, gamma) pairs: a held-out accuracy.
 
     Cheap stand-ins for the merges, on out-of-fold scores: a least-squares stacker on
@@ -72,7 +82,10 @@ def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions
     The best of ``merges`` counts. The score is the accuracy of those predictions plus
     a tie-breaker below the accuracy's resolution: ``(1 - Brier) / (m + 1)``. Brier alone
     would prefer a model that hedges (near-uniform probabilities, barely above chance)
-    to one that is right more often but sometimes confidently wrong.
+    to one that is right more often but sometimes confidently wrong. Under another
+    ``scoring`` (a :class:`~._scoring.Scoring`) its score of the same predictions
+    replaces the accuracy, the Brier score weighing ``TIE_BREAK`` (the stand-ins'
+    predictions are clipped to [0, 1] and normalised where it reads probabilities).
 
     Parameters
     ----------
@@ -84,6 +97,7 @@ def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions
     Returns
     -------
     score, accuracy, merge : float, float, Merge
+        ``accuracy``: the accuracy, or the score under ``scoring``.
     predictions : ndarray of shape (m, n_classes)
         With ``return_predictions``: the held-out predictions of the best merge.
     every_prediction : list of ndarray of shape (m, n_classes)
@@ -101,7 +115,8 @@ def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions
         stacked = _ridge_loo_predictions(scores, codes, ridge)[1]
         for combine in ("joint", "stack"):
             if combine in merges:
-                results[combine], predictions[combine] = _quality(T, stacked, codes), stacked
+                results[combine] = _quality(T, stacked, codes, scoring)
+                predictions[combine] = stacked
     softmax_of = {}      # the mean view's calibrated softmax serves "mean" and "blend"
     for combine in ("mean", "source", "target", "blend"):
         if combine not in merges:
@@ -116,9 +131,14 @@ def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions
         calibrated = softmax_of[read]
         if combine == "blend":
             calibrated = 0.5 * (stacked + calibrated)
-        results[combine], predictions[combine] = _quality(T, calibrated, codes), calibrated
-    ranked = {combine: accuracy + brier / (m + 1)
-              for combine, (brier, accuracy) in results.items()}
+        results[combine] = _quality(T, calibrated, codes, scoring)
+        predictions[combine] = calibrated
+    if scoring is None or scoring.is_accuracy:
+        ranked = {combine: accuracy + brier / (m + 1)
+                  for combine, (brier, accuracy) in results.items()}
+    else:
+        ranked = {combine: value + brier * TIE_BREAK
+                  for combine, (brier, value) in results.items()}
     best = max(ranked, key=ranked.get)
     if return_predictions and every_merge:
         return (ranked[best], results[best][1], merges[best], predictions[best],
@@ -171,7 +191,8 @@ class Scored:
     merges: tuple = None
 
 
-def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_folds):
+def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_folds,
+         scoring=None):
     """Score every candidate at each of its gammas; ``cv_results_`` rows and the best.
 
     Parameters
@@ -193,6 +214,8 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
         none of its own.
     merge_folds : int
         ``sample_folds`` are joined into as many to measure the optimism.
+    scoring : Scoring, optional
+        The criterion (:class:`~._scoring.Scoring`); None: the accuracy.
 
     Returns
     -------
@@ -200,13 +223,13 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
         ``rows`` (of ``cv_results_``), ``best`` (a :class:`Scored`), ``leaders`` (the best
         gamma of each candidate, in the order the candidates came), ``hits`` (whether
         each ranked (kernel, gamma)'s held-out prediction of each node ``ranked`` is
-        right, its best stand-in's), ``judged_hits`` (the same per stand-in of a merge:
-        the score of a (kernel, gamma) is that of its best stand-in, a choice too) and
-        ``owners`` (the row of ``hits`` each row of ``judged_hits`` belongs to).
+        right, its best stand-in's; under another scorer its held-out probabilities:
+        :func:`~._scoring.held_out_rows`), ``judged_hits`` (the same per stand-in of a
+        merge: the score of a (kernel, gamma) is that of its best stand-in, a choice too)
+        and ``owners`` (the row of ``hits`` each row of ``judged_hits`` belongs to).
     """
-    rows = {"kernel": [], "gamma": [], "engine": [], "mean_test_score": [],
-            "cv_accuracy": [], "merge": [], "fit_time": [], "scored_on": []}
-    best, hits, judged_hits, owners, leaders = None, [], [], [], []
+    rows = {key: [] for key in CV_COLUMNS if key != "rank_test_score"}
+    best, predictions, every_prediction, owners, leaders = None, [], [], [], []
     candidates = iter(candidates)
     while True:
         start = time.perf_counter()
@@ -228,22 +251,18 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
             else:
                 score, accuracy, merge, predicted, every = ranking_score(
                     judged, codes[ranked], candidate.merges or merges,
-                    return_predictions=True, every_merge=True)
-                hits.append(np.argmax(predicted, axis=1) == codes[ranked])
-                judged_hits.extend(np.argmax(p, axis=1) == codes[ranked] for p in every)
-                owners.extend([len(hits) - 1] * len(every))
+                    return_predictions=True, every_merge=True, scoring=scoring)
+                predictions.append(predicted)
+                every_prediction.extend(every)
+                owners.extend([len(predictions) - 1] * len(every))
+                if scoring is not None and not scoring.is_accuracy:
+                    accuracy = float(np.mean(np.argmax(predicted, axis=1) == codes[ranked]))
             elapsed = time.perf_counter() - start + shared / len(candidate.gammas)
-            for key, value in (("kernel", candidate.kernel), ("gamma", float(gamma)),
-                               ("engine", engine.name), ("mean_test_score", score),
-                               ("cv_accuracy", accuracy),
-                               ("merge", None if merge is None else merge.name),
-                               ("fit_time", elapsed), ("scored_on", judged.shape[1])):
-                rows[key].append(value)
-            logger.info("selection %r gamma=%g: %s (%.2f s)", candidate.kernel, gamma,
-                        "alone, not ranked" if score is None else f"{score:.4f}", elapsed)
+            add_row(rows, candidate.kernel, gamma, engine.name, score, accuracy, merge,
+                     elapsed, judged.shape[1])
             if leader is None or score is None or score > leader.score:
                 leader = Scored(candidate.kernel, float(gamma), score, engine.name,
-                                engine.kernel, oof, engine.folds, len(hits) - 1,
+                                engine.kernel, oof, engine.folds, len(predictions) - 1,
                                 row=len(rows["kernel"]) - 1, gammas=tuple(candidate.gammas),
                                 merges=candidate.merges)
         if leader is None:
@@ -254,12 +273,12 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
     if best is None:
         raise ValueError("no candidate kernel and gamma gave a solvable AsK-LS system; pass "
                          "other kernels or gammas")
-    hits = np.array(hits, dtype=bool).reshape(-1, ranked.size)
-    if hits.shape[0]:
+    hits = held_out_rows(predictions, codes[ranked], scoring)
+    if len(hits):
         best = replace(best, optimism=selection_optimism(
             hits, best.index, coarsen_folds(sample_folds, merge_folds)))
     return Ranking(rows, best, leaders, hits,
-                   np.array(judged_hits, dtype=bool).reshape(-1, ranked.size),
+                   held_out_rows(every_prediction, codes[ranked], scoring),
                    np.array(owners, dtype=int))
 
 
@@ -269,8 +288,8 @@ class Ranking(NamedTuple):
     rows: dict
     best: Scored
     leaders: list
-    hits: np.ndarray
-    judged_hits: np.ndarray
+    hits: object
+    judged_hits: object
     owners: np.ndarray
 
 
@@ -282,8 +301,10 @@ def selection_optimism(hits, chosen, folds):
 
     Parameters
     ----------
-    hits : ndarray of bool, shape (n_configurations, m)
-        Whether each configuration's held-out prediction of each node is right.
+    hits : ndarray of bool, shape (n_configurations, m), HitRows or ProbabilityRows
+        Whether each configuration's held-out prediction of each node is right (or the
+        held-out rows of another scorer, :mod:`~._scoring`: its score on each fold
+        replaces the accuracy).
     chosen : int
         The configuration chosen on all the folds.
     folds : list of ndarray of int
@@ -301,7 +322,8 @@ def selection_optimism(hits, chosen, folds):
     >>> float(selection_optimism(hits, 0, [np.array([0, 1]), np.array([2, 3])]))
     0.5
     """
+    hits = as_rows(hits)
     if len(hits) < 2:
         return 0.0
-    per_fold = np.array([hits[:, fold].mean(axis=1) for fold in folds if fold.size])
+    per_fold = hits.fold_means(folds)
     return float(np.mean(per_fold.max(axis=1) - per_fold[:, chosen]))

@@ -5,23 +5,25 @@ pass. :func:`select_kernel` runs its steps in order, one module each:
    systems are solved (:class:`FitSettings`).
 2. **Candidates** (:mod:`~._candidates`): the kernels tried, each a :class:`Candidate`
    (its recipe, its gamma grid, its engine).
-3. **Folds** (:mod:`~._folds`): the labelled nodes are split once into stratified folds;
-   every candidate is judged on the same folds (on a stratified sample of them where
+3. **Folds** (:mod:`~._folds`): the labelled nodes are split once into stratified folds
+   (or a scikit-learn splitter's, ``cv=``); every candidate is judged on the same folds (on a stratified sample of them where
    there are more than the policy's ``spectral_max_train``, or ``large_graph_sample``
    on a large graph; the winner is then scored on every labelled node).
 4. **Engines** (:mod:`~._engines`, :mod:`~._out_of_fold`): each (kernel, gamma) gets
    out-of-fold view scores, each node scored by the model trained without its fold:
    from one SVD for every gamma, from one solve of all folds (a walk kernel), or from a
    solve per fold.
-5. **Ranking** (:mod:`~._ranking`): the held-out accuracy of cheap stand-ins of the
-   merges ranks the candidates. Ranked on a sample of many labelled nodes, the
+5. **Ranking** (:mod:`~._ranking`): the held-out accuracy (or the score of ``scoring=``,
+   :mod:`~._scoring`) of cheap stand-ins of the merges ranks the candidates; the vote is
+   kept over a walk kernel that does not beat it clearly (:func:`_prefer_vote`). Ranked on a sample of many labelled nodes, the
    candidates that the sample cannot tell apart race on all of them, or on a sample of
    ``spectral_max_train`` where there are more (:mod:`~._racing`).
 6. **The winner's merge** (:mod:`~._winner`): at the winner, each merge (mean of the
    views, joint stacker, their blend) is fitted on all folds but one and predicts the
-   last; the merge of the best held-out accuracy is kept, and that accuracy is
+   last; the merge of the best held-out accuracy (or score) is kept, and that accuracy is
    ``selection_["held_out_accuracy"]``; corrected for the choice (:mod:`~._estimate`,
-   BBC-CV), it is ``selection_["accuracy"]``. The fitted model is assembled from what the
+   BBC-CV), it is ``selection_["accuracy"]`` (``score_estimate`` under another scorer,
+   :func:`~._results.selection_record`). The fitted model is assembled from what the
    winner's folds already hold: nothing is solved again.
 
 One configuration given as is (a preset, an ``operator``, a merge that the selection
@@ -43,59 +45,93 @@ from ._candidates import candidates_of
 from ._engines import engine_for, thin_maps_on, winner_on_all
 from ._estimate import estimate_rng, selection_estimate
 from ._folds import ranking_sample, selection_folds
+from ._policy import auto_merges, own_view
 from .._folds import coarsen_folds
 from ._racing import rescore, survivors
 from ._ranking import rank, selection_optimism
+from ._results import rank_rows, selection_record
+from ._scoring import Scoring, as_rows, check_scoring
 from ._single import fit_fixed
 from ._winner import assemble, choose_merge
 
-__all__ = ["Selected", "select_kernel"]
+__all__ = ["Selected", "Selection", "merges_for", "select_kernel"]
 
 logger = logging.getLogger(__name__)
 
-#: Merges that ``merge="auto"`` compares at the winning kernel.
-AUTO_MERGES = (Merge("joint"), Merge("blend"), Merge("mean"))
-
-
 def _merges_to_try(merge, labels_per_class, policy):
-    """The merges compared at the winner: ``merge`` itself unless ``"auto"``.
+    """The merges compared at the winner: ``merge`` itself unless ``"auto"``
+    (:func:`~._policy.auto_merges`).
 
     The selection assembles the merges fed by out-of-fold scores; for another (the
     train-score and leave-one-out merges) the joint stacker stands in.
-
-    With few labelled nodes per class (the median class, at most
-    ``policy.few_labels_per_class``) the mean of the views, the joint stacker
-    and their blend: a stacker may read patterns across classes (a directed SBM's flows)
-    that the mean view cannot, and the mean view may rank the classes better than a
-    stacker learnt from a handful of nodes; the cross-validation decides
-    (:func:`~._winner.choose_merge`). With more, the stackers alone: the mean view has no
-    threshold of its own for classes of unequal sizes (a binary graph's sign of zero), and
-    its held-out accuracy, close to theirs, would win on noise.
     """
     if merge != "auto":
         merge = as_merge(merge)
         return (merge,) if merge.scores == "folds" else (Merge("joint"),)
-    if labels_per_class > policy.few_labels_per_class:
-        return tuple(merge for merge in AUTO_MERGES if merge.stacking)
-    return AUTO_MERGES
+    return auto_merges(labels_per_class, policy)
 
 
 def _own_merges(merge):
     """``merges_of`` of :func:`~._candidates.candidates_of`: under ``merge="auto"`` a
-    kernel read through its own views (:attr:`~digraph_askls.kernels.GraphKernel.views`,
-    the personalised-PageRank vote's target view) is judged and fitted with those views
-    alone; every other kernel, and every kernel under a given merge, with the selection's
-    merges."""
+    kernel read through its own view (:func:`~._policy.own_view`) is judged and fitted
+    with that view alone (:func:`~._policy.auto_merges`); every other kernel, and every
+    kernel under a given merge, with the selection's merges (None)."""
     def merges_of(recipe):
-        views = getattr(recipe, "views", None)
-        if merge != "auto" or not views or len(views) != 1:
+        if merge != "auto" or own_view(recipe) is None:
             return None
-        return (Merge(views[0]),)
+        return auto_merges(recipe=recipe)
     return merges_of
 
 
+def merges_for(merge, train_codes, policy):
+    """``merges_of(recipe)``: the names of the merges the selection would fit with a
+    kernel under ``merge`` (its own views' where it has some,
+    :func:`_own_merges`; else those compared at the winner, :func:`_merges_to_try`),
+    with the labelled nodes' classes ``train_codes``. ``fit(valid=...)`` judges each."""
+    counts = np.bincount(train_codes)
+    merges = [merge] if merge != "auto" else [
+        m.name for m in _merges_to_try(merge, float(np.median(counts[counts > 0])), policy)]
+    own_merges = _own_merges(merge)
+
+    def merges_of(recipe):
+        own = own_merges(recipe)
+        return merges if own is None else [m.name for m in own]
+    return merges_of
+
+
+class _Search(NamedTuple):
+    """What every step of one selection reads: the labelled nodes, their folds and the
+    rules that judge them."""
+
+    adjacency: object
+    train: np.ndarray
+    codes: np.ndarray
+    ranked: np.ndarray
+    folds: list
+    sample_folds: list
+    merges: tuple
+    max_folds: int
+    keys: object
+    splitter: object
+    settings: object
+    policy: object
+    scoring: Scoring
+
+
+class _Judged(NamedTuple):
+    """What the estimate resamples (:func:`~._estimate.selection_estimate`): the rows of
+    held-out predictions of the configurations judged, which of them are the winner's,
+    the vote's rows (or None) and the positions of the nodes they were judged on."""
+
+    rows: object
+    winner_rows: np.ndarray
+    vote_rows: object
+    estimated_on: np.ndarray
+
+
 def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, merge,
-                  max_folds, settings, policy, operator=None, keys=None, as_given=False):
+                  max_folds, settings, policy, operator=None, keys=None, as_given=False,
+                  splitter=None, scoring=None):
     """Score every (recipe, gamma) on the labelled nodes and fit the best one.
 
     Parameters
@@ -128,160 +164,179 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     as_given : bool, default=False
         Fit the single configuration as :class:`AsKLSClassifier` itself does, without
         folds of the selection (the presets, which reproduce published protocols).
+    splitter : scikit-learn splitter, optional
+        Its test sets are the selection folds instead (:func:`~._folds.selection_folds`).
+    scoring : str, callable or Scoring, optional
+        What ranks the candidates, chooses the merge and is estimated
+        (:class:`~._scoring.Scoring`); None: the accuracy.
 
     Returns
     -------
-    Selected
-        A named tuple of
-
-    kernel : the winning kernel on all nodes
-    estimator : AsKLSClassifier fitted on ``K(train, train)``
-    selection : dict
-        ``kernel`` (recipe), ``gamma``, ``score`` (the ranking score), ``accuracy`` (the
-        estimate of the accuracy, corrected for the choice:
-        :func:`~._estimate.selection_estimate`), ``accuracy_interval``,
-        ``accuracy_reliable`` (the interval no wider than
-        ``policy.estimate_interval_max``), ``held_out_accuracy`` (the
-        accuracy of held-out predictions of the fitted model's merge: each labelled node
-        predicted by a merge and a model that did not learn it), ``optimism`` (how much
-        choosing the best of several candidates and merges may flatter it, see
-        :func:`~._ranking.selection_optimism`), ``engine``
-        (``"spectral"``, ``"walk"``, ``"solved"`` or ``"fixed"``), ``merge`` and
-        ``n_folds``.
-    cv_results : dict of lists
-        One entry per (recipe, gamma): ``kernel``, ``gamma``, ``engine``,
-        ``mean_test_score``, ``cv_accuracy``, ``merge`` (the merge its score stands
-        for), ``fit_time`` (s), ``scored_on`` (labelled nodes behind the score) and
-        ``rank_test_score``.
-    node_scores : NodeScores or None
-        Every node's view scores, when the solve gave them (a walk kernel).
+    Selection
+        ``kernel`` (the winning kernel on all nodes), ``estimator`` (the
+        :class:`AsKLSClassifier` fitted on ``K(train, train)``), ``selection`` (the
+        ``selection_`` of :func:`~._results.selection_record`), ``cv_results`` (one row
+        per (recipe, gamma), :data:`~._results.CV_COLUMNS`) and ``node_scores`` (every
+        node's view scores, when the solve gave them: a walk kernel).
     """
+    scoring = check_scoring(scoring)
     grids = [gamma_grid(recipe) if gammas is None else tuple(np.atleast_1d(gammas))
              for recipe in recipes]
-    single = len(recipes) == 1 and len(grids[0]) == 1
     if as_given or operator is not None or (merge != "auto" and as_merge(merge).scores != "folds"):
-        if not single:
+        if len(recipes) != 1 or len(grids[0]) != 1:
             raise ValueError(f"merge={merge!r}, operator= and presets fit one kernel and one "
                              f"gamma; got {len(recipes)} kernels and gammas {grids}")
-        return Selected(*fit_fixed(recipes[0].make(adjacency, features), recipes[0],
+        return Selection(*fit_fixed(recipes[0].make(adjacency, features), recipes[0],
                                    train_codes, train, grids[0][0], merge, max_folds, settings,
                                    operator))
+    search = _search(adjacency, train, train_codes, merge, max_folds, keys, splitter,
+                     settings, policy, scoring)
+    candidates = candidates_of(recipes, grids, gammas is None, adjacency, features,
+                               partial(engine_for, all_train=train, codes=search.codes,
+                                       ranked=search.ranked, folds=search.folds,
+                                       sample_folds=search.sample_folds, settings=settings,
+                                       policy=policy), _own_merges(merge),
+                               walk_gamma=policy.walk_gamma)
+    ranking = rank(candidates, len(recipes) == 1, search.codes, search.ranked,
+                   search.sample_folds, search.merges, policy.merge_folds, scoring)
+    best, judged, merge_choices = _vote_step(ranking, search)
+    best, judged = _race_step(ranking, best, judged, search)
+    return _fit_winner(best, ranking.rows, judged, merge_choices, train_codes, search)
+
+
+def _search(adjacency, train, train_codes, merge, max_folds, keys, splitter, settings,
+            policy, scoring):
+    """The :class:`_Search` of one selection: the class codes, the merges compared, the
+    nodes that rank (all of them, or a stratified sample where there are many) and the
+    folds of every labelled node and of that sample."""
     codes = np.unique(train_codes, return_inverse=True)[1]
     merges = _merges_to_try(merge, float(np.median(np.bincount(codes))), policy)
-    # 3. The folds of every labelled node, and of the sample that ranks (all of them, or
-    # a stratified sample where there are many).
     ranked = ranking_sample(codes, settings.random_state,
                             policy.ranking_sample_size(adjacency.shape[0], codes.size))
-    on_sample = ranked.size < codes.size
     folds, sample_folds = selection_folds(codes, max_folds, settings.random_state, keys,
-                                          ranked)
-    # 2, 4, 5. The candidates, each with its engine (built as it is reached), ranked.
-    candidates = candidates_of(recipes, grids, gammas is None, adjacency, features,
-                               partial(engine_for, all_train=train, codes=codes, ranked=ranked,
-                                       folds=folds, sample_folds=sample_folds,
-                                       settings=settings, policy=policy),
-                               _own_merges(merge))
-    ranking = rank(candidates, len(recipes) == 1, codes, ranked, sample_folds, merges,
-                   policy.merge_folds)
-    rows, best = ranking.rows, ranking.best
-    # Where every labelled node was ranked, the vote and the walk kernel are judged
-    # through their merges; on a sample, through the stand-ins.
+                                          ranked, splitter)
+    return _Search(adjacency, train, codes, ranked, folds, sample_folds, merges, max_folds,
+                   keys, splitter, settings, policy, scoring)
+
+
+def _vote_step(ranking, search):
+    """The ranking's best after the vote's rule (:func:`_prefer_vote`), what the estimate
+    resamples, and the merges the rule cross-validated (by the leader's row).
+
+    Where every labelled node was ranked, the vote and the walk kernel are judged
+    through their merges; on a sample, through the stand-ins. The estimate resamples
+    the ranked candidates' held-out rows on the ranked nodes (the vote's and the walk
+    kernel's through their merges where the rule judged those)."""
     merge_choices = {}
-    judge = (partial(_merged_hits, codes=codes, merges=merges, policy=policy,
-                     choices=merge_choices) if ranked.size == codes.size else None)
-    best, merged = _prefer_vote(ranking, best, sample_folds, policy, judge)
-    # What the estimate resamples: the ranked candidates' hits on the ranked nodes (the
-    # vote's and the walk kernel's through their merges where the rule judged those).
-    judged_hits, winner_rows = ranking.judged_hits, ranking.owners == best.index
-    if merged:
-        judged_hits = judged_hits.copy()
-        for index, hits in merged.items():
-            judged_hits[ranking.owners == index] = hits
-    vote_rows = _vote_rows(ranking)
-    estimated_on = ranked
-    # 5b. Ranked on a sample: the candidates it cannot tell apart race on more nodes.
-    if best.score is not None and policy.races(adjacency.shape[0], codes.size):
-        # The second round: every labelled node, or, above spectral_max_train, a second
-        # stratified sample of that many (their decomposition is what it affords) unless
-        # every finalist has thin explicit maps, whose decomposition grows with the nodes
-        # alone (O(m d^2)): those are scored on every labelled node at once.
-        going_on = survivors(ranking.leaders, ranked.size, policy.racing_keep)
-        final = (np.arange(codes.size) if all(thin_maps_on(leader.built, train)
-                                                 for leader in going_on)
-                 else ranking_sample(codes, settings.random_state, policy.spectral_max_train))
-        final_folds = folds if final.size == codes.size else selection_folds(
-            codes, max_folds, settings.random_state, keys, final)[1]
-        positions = None if final.size == codes.size else final
-        finalists = [rescore(leader, train, codes, final_folds, leader.merges or merges,
-                             settings, policy, positions)
-                     for leader in going_on]
-        for finalist, accuracy, _ in finalists:
-            row = _row_of(rows, finalist)
-            rows["mean_test_score"][row] = finalist.score
-            rows["cv_accuracy"][row] = accuracy
-            rows["scored_on"][row] = final.size
-        winner = max((finalist for finalist, _, _ in finalists),
-                     key=lambda finalist: finalist.score)
-        # Every row was ranked on the sample: a row of cv_results_ is a row of the hits.
-        index = _row_of(rows, winner)
-        best = replace(winner, index=index, optimism=selection_optimism(
-            ranking.hits, index, coarsen_folds(sample_folds, policy.merge_folds)))
-        # The final choice was made among the finalists on every labelled node: the
-        # estimate resamples those hits, not the sample's (fold models trained on the
-        # sample alone are weaker than the winner's, and would drag it down).
-        judged = [(finalist.kernel is winner.kernel and gamma == winner.gamma, hits)
-                  for finalist, _, gamma_hits in finalists for gamma, hits in gamma_hits]
-        judged_hits = np.vstack([hits for _, hits in judged])
-        winner_rows = np.concatenate([np.full(len(hits), is_winner)
-                                      for is_winner, hits in judged])
-        estimated_on = final
-        vote_rows = None
-        if positions is not None and best.engine != "walk":
-            # Scored on the second sample: the winner's folds on every labelled node.
-            oof, engine = winner_on_all(best.built, best.gamma, train, codes, folds,
-                                        settings, policy)
-            best = replace(best, oof=oof, folds=folds, engine=engine or best.engine)
-    elif on_sample and best.engine != "walk":
-        oof, engine = winner_on_all(best.built, best.gamma, train, codes, folds, settings,
-                                    policy)
-        best = replace(best, oof=oof, folds=folds, engine=engine or best.engine)
-    # 6. The winner's merge, and the estimator assembled from its folds.
-    judged = merge_choices.get(best.index)
-    if judged is not None and judged[0] is best.oof:        # as the vote's rule judged it
-        chosen, held_out, merge_optimism, merge_hits = judged[1]
+    judge = (partial(_merged_hits, search=search, choices=merge_choices)
+             if search.ranked.size == search.codes.size else None)
+    best, merged = _prefer_vote(ranking, ranking.best, search.sample_folds, search.policy,
+                                judge)
+    rows = ranking.judged_hits
+    for index, hits in merged.items():
+        rows = rows.replace_rows(ranking.owners == index, as_rows(hits))
+    judged = _Judged(rows, ranking.owners == best.index, _vote_rows(ranking), search.ranked)
+    return best, judged, merge_choices
+
+
+def _race_step(ranking, best, judged, search):
+    """Ranked on a sample: the candidates it cannot tell apart race on more nodes
+    (:mod:`~._racing`), and the winner is scored on every labelled node."""
+    policy, codes, settings = search.policy, search.codes, search.settings
+    if best.score is not None and policy.races(search.adjacency.shape[0], codes.size):
+        return _race(ranking, search)
+    if search.ranked.size < codes.size and best.engine != "walk":
+        oof, engine = winner_on_all(best.built, best.gamma, search.train, codes,
+                                    search.folds, settings, policy)
+        best = replace(best, oof=oof, folds=search.folds, engine=engine or best.engine)
+    return best, judged
+
+
+def _race(ranking, search):
+    """The second round: every labelled node, or, above ``spectral_max_train``, a second
+    stratified sample of that many (their decomposition is what it affords) unless every
+    finalist has thin explicit maps, whose decomposition grows with the nodes alone
+    (``O(m d^2)``): those are scored on every labelled node at once."""
+    policy, codes, settings, train = search.policy, search.codes, search.settings, search.train
+    rows = ranking.rows
+    going_on = survivors(ranking.leaders, search.ranked.size, policy.racing_keep)
+    final = (np.arange(codes.size) if all(thin_maps_on(leader.built, train)
+                                             for leader in going_on)
+             else ranking_sample(codes, settings.random_state, policy.spectral_max_train))
+    final_folds = search.folds if final.size == codes.size else selection_folds(
+        codes, search.max_folds, settings.random_state, search.keys, final,
+        search.splitter)[1]
+    positions = None if final.size == codes.size else final
+    finalists = [rescore(leader, train, codes, final_folds, leader.merges or search.merges,
+                         settings, policy, positions, search.scoring)
+                 for leader in going_on]
+    for finalist, accuracy, _ in finalists:
+        row = _row_of(rows, finalist)
+        rows["mean_test_score"][row] = finalist.score
+        rows["cv_accuracy"][row] = accuracy
+        rows["scored_on"][row] = final.size
+    winner = max((finalist for finalist, _, _ in finalists),
+                 key=lambda finalist: finalist.score)
+    # Every row was ranked on the sample: a row of cv_results_ is a row of the hits.
+    index = _row_of(rows, winner)
+    best = replace(winner, index=index, optimism=selection_optimism(
+        ranking.hits, index, coarsen_folds(search.sample_folds, policy.merge_folds)))
+    # The final choice was made among the finalists on every labelled node: the
+    # estimate resamples those rows, not the sample's (fold models trained on the
+    # sample alone are weaker than the winner's, and would drag it down).
+    judged = [(finalist.kernel is winner.kernel and gamma == winner.gamma, hits)
+              for finalist, _, gamma_hits in finalists for gamma, hits in gamma_hits]
+    winner_rows = np.concatenate([np.full(len(hits), is_winner) for is_winner, hits in judged])
+    judged = _Judged(type(judged[0][1]).stack([hits for _, hits in judged]), winner_rows,
+                     None, final)
+    if positions is not None and best.engine != "walk":
+        # Scored on the second sample: the winner's folds on every labelled node.
+        oof, engine = winner_on_all(best.built, best.gamma, train, codes, search.folds,
+                                    settings, policy)
+        best = replace(best, oof=oof, folds=search.folds, engine=engine or best.engine)
+    return best, judged
+
+
+def _fit_winner(best, rows, judged, merge_choices, train_codes, search):
+    """The winner's merge (:func:`~._winner.choose_merge`, or the vote's rule's where it
+    judged the same scores), the estimator assembled from its folds, the estimate of its
+    score corrected for the choice, and what the fit reports."""
+    codes, policy, settings, scoring = search.codes, search.policy, search.settings, search.scoring
+    earlier = merge_choices.get(best.index)
+    if earlier is not None and earlier[0] is best.oof:        # as the vote's rule judged it
+        choice = earlier[1]
     else:
-        chosen, held_out, merge_optimism, merge_hits = choose_merge(
-            best.oof.scores, codes, coarsen_folds(best.folds, policy.merge_folds),
-            best.merges or merges, policy.merge_cv_max)
-    estimator = assemble(best, chosen, train_codes, settings)
-    # The held-out accuracy of the best of many candidates (and merges) flatters it: the
+        choice = choose_merge(best.oof.scores, codes,
+                              coarsen_folds(best.folds, policy.merge_folds),
+                              best.merges or search.merges, policy.merge_cv_max, scoring)
+    estimator = assemble(best, choice.merge, train_codes, settings)
+    # The held-out score of the best of many candidates (and merges) flatters it: the
     # estimate measures the choice itself, by bootstrapping the held-out predictions
     # (selection_estimate). The per-fold optimism (selection_optimism) is reported
     # beside it; subtracted, it overcorrects as often as it corrects (few_labels.md).
-    held_out_accuracy = float(np.mean(held_out == codes))
-    estimate, interval = selection_estimate(judged_hits, winner_rows, merge_hits,
-                                            held_out == codes, estimated_on,
+    held_out_accuracy = float(np.mean(choice.held_out == codes))
+    chosen = choice.rows.take(rows=[choice.chosen_row])
+    held_out = held_out_accuracy if scoring.is_accuracy else float(chosen.means()[0])
+    estimate, interval = selection_estimate(judged.rows, judged.winner_rows, choice.rows,
+                                            chosen, judged.estimated_on,
                                             estimate_rng(settings.random_state),
-                                            vote_rows=vote_rows)
-    if best.score is None:           # one configuration: its held-out accuracy
-        best = replace(best, score=held_out_accuracy)
-        rows["mean_test_score"][0] = rows["cv_accuracy"][0] = held_out_accuracy
-        rows["merge"][0] = chosen.name
-    scores = np.asarray(rows["mean_test_score"])
-    rows["rank_test_score"] = list(np.argsort(np.argsort(-scores, kind="stable")) + 1)
-    selection = dict(kernel=best.kernel, gamma=best.gamma, score=best.score,
-                     accuracy=estimate, accuracy_interval=interval,
-                     accuracy_reliable=bool(interval[1] - interval[0]
-                                            <= policy.estimate_interval_max),
-                     held_out_accuracy=held_out_accuracy,
-                     optimism=best.optimism + merge_optimism,
-                     engine=best.engine, merge=estimator.merge, n_folds=len(best.folds))
-    logger.info("selected %r gamma=%g merge=%s: held-out accuracy %.3f, estimate %.3f "
-                "(%.3f to %.3f)", best.kernel, best.gamma, estimator.merge,
-                held_out_accuracy, estimate, *interval)
-    node_scores = best.oof.node_scores if chosen.stacking or best.oof.full_model is None \
+                                            vote_rows=judged.vote_rows)
+    if best.score is None:           # one configuration: its held-out score
+        best = replace(best, score=held_out)
+        rows["mean_test_score"][0], rows["cv_accuracy"][0] = held_out, held_out_accuracy
+        rows["merge"][0] = choice.merge.name
+    selection = selection_record(
+        best.kernel, best.gamma, score=best.score, estimate=estimate, interval=interval,
+        held_out=held_out, optimism=best.optimism + choice.optimism, engine=best.engine,
+        merge=estimator.merge, n_folds=len(best.folds),
+        interval_max=policy.estimate_interval_max, scoring=scoring,
+        held_out_accuracy=held_out_accuracy)
+    logger.info("selected %r gamma=%g merge=%s: held-out %s %.3f, estimate %.3f "
+                "(%.3f to %.3f)", best.kernel, best.gamma, estimator.merge, scoring.name,
+                held_out, estimate, *interval)
+    node_scores = best.oof.node_scores if choice.merge.stacking or best.oof.full_model is None \
         else None
-    return Selected(best.built, estimator, selection, rows, node_scores)
+    return Selection(best.built, estimator, selection, rank_rows(rows), node_scores)
 
 
 def _vote_of(ranking):
@@ -308,20 +363,20 @@ def _prefer_vote(ranking, best, sample_folds, policy, judge=None):
     Trees*, 1984) keeps the vote unless the walk kernel beats it, node by node on the
     same held-out nodes, by more than one standard error of the mean difference.
 
-    With ``judge`` (a function of a leader: its held-out hits, :func:`_merged_hits`) the
+    With ``judge`` (a function of a leader: its held-out row, :func:`_merged_hits`, or
+    its hits) the
     two are judged as they would be fitted: the walk kernel through the merges
     themselves, cross-validated on its out-of-fold scores
     (:func:`~._winner.choose_merge`), not through the ranking's stand-ins. The
     least-squares stand-in of the joint stacker can miss what the stacker reads: on a
-    directed SBM of 10 classes with 10 labelled nodes per class, whose classes link to
-    one another in set directions, the stand-in put the walk kernel level with the vote
-    (0.62-0.71 against 0.60-0.69 over 8 fold draws) while the joint stacker's held-out
-    accuracy was 0.83, and on the other nodes the walk kernel scored 0.85 against the
-    vote's 0.54. Without ``judge``, the stand-ins' hits judge.
+    directed SBM whose classes link to one another in set directions it can put the
+    walk kernel level with the vote while the joint stacker reads the flows and wins
+    clearly. Without ``judge``, the stand-ins' hits judge.
 
     Other families read other information (link profiles, attributes) and are chosen
-    on their score as usual: on development draws a rule against every family lost up
-    to 0.09 on Wisconsin, where the link profiles' lead is real but noisy.
+    on their score as usual: a rule against every family lost on development draws of
+    Wisconsin, where the link profiles' lead is real but noisy
+    (``docs/results/few_labels.md``).
 
     Returns the chosen :class:`~._ranking.Scored` and, where the merges judged, the
     held-out hits they gave the vote and the walk kernel, by their rows of the hits.
@@ -336,10 +391,12 @@ def _prefer_vote(ranking, best, sample_folds, policy, judge=None):
         return best, {}
     walk = max(walks, key=lambda leader: leader.score)
     if judge is not None:
-        walk_hits, vote_hits = judge(walk), judge(vote)
-        merged = {walk.index: walk_hits, vote.index: vote_hits}
+        merged = {walk.index: judge(walk), vote.index: judge(vote)}
+        walk_hits, vote_hits = (as_rows(merged[leader.index]).hits[0]
+                                for leader in (walk, vote))
     else:
-        walk_hits, vote_hits = ranking.hits[walk.index], ranking.hits[vote.index]
+        hits = as_rows(ranking.hits).hits
+        walk_hits, vote_hits = hits[walk.index], hits[vote.index]
         merged = {}
     lead = walk_hits.astype(float) - vote_hits
     margin = lead.std(ddof=1) / np.sqrt(lead.size) if lead.size > 1 else np.inf
@@ -353,17 +410,19 @@ def _prefer_vote(ranking, best, sample_folds, policy, judge=None):
         ranking.hits, chosen.index, coarsen_folds(sample_folds, policy.merge_folds))), merged
 
 
-def _merged_hits(leader, codes, merges, policy, choices):
-    """Whether each labelled node's held-out prediction is right under the best of the
-    leader's merges (its own, else ``merges``), each cross-validated on its out-of-fold
-    scores over its folds joined into ``policy.merge_folds``: the
-    :func:`~._winner.choose_merge` of the winner, kept in ``choices`` by the leader's
-    row of the hits (with its out-of-fold scores) for the fit to reuse."""
-    choice = choose_merge(leader.oof.scores, codes,
-                          coarsen_folds(leader.folds, policy.merge_folds),
-                          leader.merges or merges, policy.merge_cv_max)
+def _merged_hits(leader, search, choices):
+    """The held-out row of the leader under the best of its merges (its own, else the
+    search's), each cross-validated on its out-of-fold scores over its folds joined into
+    ``policy.merge_folds``: the :func:`~._winner.choose_merge` of the winner, kept in
+    ``choices`` by the leader's row of the hits (with its out-of-fold scores) for the fit
+    to reuse. Under the accuracy the row is whether each labelled node's held-out
+    prediction is right."""
+    choice = choose_merge(leader.oof.scores, search.codes,
+                          coarsen_folds(leader.folds, search.policy.merge_folds),
+                          leader.merges or search.merges, search.policy.merge_cv_max,
+                          search.scoring)
     choices[leader.index] = (leader.oof, choice)
-    return choice[1] == codes
+    return choice.rows.take(rows=[choice.chosen_row])
 
 
 def _vote_rows(ranking):
@@ -383,11 +442,17 @@ def _row_of(rows, scored):
                 if kernel is scored.kernel and gamma == scored.gamma)
 
 
-class Selected(NamedTuple):
-    """What :func:`select_kernel` returns (see there)."""
+class Selection(NamedTuple):
+    """What :func:`select_kernel` returns (see there): immutable, read by name; what
+    ``NodeClassifier`` shows as ``selection_`` and ``cv_results_`` is its ``selection``
+    and ``cv_results``."""
 
     kernel: object
     estimator: AsKLSClassifier
     selection: dict
     cv_results: dict
     node_scores: object
+
+
+#: The former name of :class:`Selection`.
+Selected = Selection

@@ -11,11 +11,12 @@ import numpy as np
 
 from ...kernels import restrict_kernel
 from .._askls import AsKLSClassifier
-from .._merge import Merge
 from .._train_scores import fit_on_train_scores, scores_every_node
+from ._policy import auto_merges
 from ._ranking import ranking_score
+from ._results import no_rows, selection_record
 
-__all__ = ["fit_fixed", "no_rows"]
+__all__ = ["fit_fixed"]
 
 
 def fit_fixed(kernel, recipe, train_codes, train, gamma, merge, n_folds, settings, operator):
@@ -24,8 +25,9 @@ def fit_fixed(kernel, recipe, train_codes, train, gamma, merge, n_folds, setting
     train_kernel = restrict_kernel(kernel, train, train)
     if operator is not None:
         train_kernel = operator(train_kernel)
+    compared = auto_merges(as_given=True) if merge == "auto" else None
     params = settings.estimator_params(
-        gamma=gamma, merge="joint" if merge == "auto" else merge, n_folds=n_folds)
+        gamma=gamma, merge=compared[0].name if compared else merge, n_folds=n_folds)
     scores = None
     if operator is None and scores_every_node(train_kernel, params):
         estimator, scores = fit_on_train_scores(train_kernel, train_codes, params,
@@ -33,27 +35,22 @@ def fit_fixed(kernel, recipe, train_codes, train, gamma, merge, n_folds, setting
     else:
         estimator = AsKLSClassifier(kernel="precomputed", **params).fit_kernel(train_kernel,
                                                                               train_codes)
-    if merge == "auto":
-        _choose_blend(estimator, train_codes)
-    selection = dict(kernel=recipe, gamma=float(gamma), score=None, accuracy=None,
-                     accuracy_interval=None, accuracy_reliable=None,
-                     held_out_accuracy=None, optimism=None,
-                     engine="fixed", merge=estimator.merge, n_folds=None)
+    if compared:
+        _choose_blend(estimator, train_codes, compared)
+    selection = selection_record(recipe, gamma, score=None, estimate=None, interval=None,
+                                 held_out=None, optimism=None, engine="fixed",
+                                 merge=estimator.merge, n_folds=None)
     return kernel, estimator, selection, no_rows(), scores
 
 
-def no_rows():
-    """``cv_results_`` when nothing was selected: empty lists."""
-    return {key: [] for key in ("kernel", "gamma", "engine", "mean_test_score", "cv_accuracy",
-                                "merge", "fit_time", "scored_on", "rank_test_score")}
-
-
-def _choose_blend(estimator, codes):
-    """``merge="auto"`` on one fitted configuration: blend where it scores better."""
+def _choose_blend(estimator, codes, compared):
+    """``merge="auto"`` on one fitted configuration (fitted with ``compared[0]``, the joint
+    stacker): its blend ``compared[1]`` where the stand-ins score it better (on a tie,
+    the blend)."""
     scores = getattr(estimator, "stacking_scores_", None)
     if scores is None:
         return
     scores = np.transpose(scores, (1, 0, 2))
     ranking_codes = np.unique(codes, return_inverse=True)[1]
-    if ranking_score(scores, ranking_codes, (Merge("blend"), Merge("joint")))[2].blending:
-        estimator.set_merge("blend", codes)
+    if ranking_score(scores, ranking_codes, compared[::-1])[2].blending:
+        estimator.set_merge(compared[1].name, codes)

@@ -18,10 +18,11 @@ validation nodes (:func:`~._estimate.bootstrap_bias_corrected`), the raw figure 
 import time
 
 import numpy as np
-from scipy.stats import rankdata
 from tqdm.auto import tqdm
 
 from ._estimate import bootstrap_bias_corrected, estimate_rng
+from ._results import add_row, no_rows, rank_rows, selection_record
+from ._scoring import ProbabilityRows
 
 __all__ = ["choose_on_validation", "validation_candidates"]
 
@@ -67,7 +68,7 @@ def validation_candidates(rows, selection, merges_of):
 
 
 def choose_on_validation(candidates, fit_one, valid_codes, *, random_state=None,
-                         interval_max=np.inf, verbose=False):
+                         interval_max=np.inf, verbose=False, scoring=None):
     """Fit every candidate, score it on the validation nodes, keep the best.
 
     Parameters
@@ -76,7 +77,9 @@ def choose_on_validation(candidates, fit_one, valid_codes, *, random_state=None,
         From :func:`validation_candidates`, in the order that breaks ties.
     fit_one : callable
         ``fit_one(recipe, gamma, merge)`` returns ``(model, predicted)``: the model
-        fitted on the fitted nodes and its predicted classes of the validation nodes.
+        fitted on the fitted nodes and its predicted classes of the validation nodes
+        (under a ``scoring`` other than accuracy, its class probabilities of them,
+        ``(n_valid, n_classes)``, columns the class codes).
     valid_codes : ndarray
         The validation nodes' classes, as ``predicted`` gives them.
     random_state : int, RandomState or None
@@ -85,6 +88,8 @@ def choose_on_validation(candidates, fit_one, valid_codes, *, random_state=None,
         ``accuracy_reliable`` is whether the estimate's interval is at most this wide.
     verbose : bool
         A progress bar over the candidates.
+    scoring : Scoring, optional
+        The criterion (:class:`~._scoring.Scoring`); None: the accuracy.
 
     Returns
     -------
@@ -112,34 +117,37 @@ def choose_on_validation(candidates, fit_one, valid_codes, *, random_state=None,
     valid_codes = np.asarray(valid_codes)
     if not candidates:
         raise ValueError("expected at least one configuration to judge, got none")
-    hits, seconds, best, best_model = [], [], None, None
+    by_score = scoring is not None and not scoring.is_accuracy
+    held, values, seconds, best, best_model = [], [], [], None, None
     for position, (recipe, gamma, merge) in enumerate(tqdm(
             candidates, desc="validation", disable=not verbose, leave=False)):
         start = time.perf_counter()
         model, predicted = fit_one(recipe, gamma, merge)
         seconds.append(time.perf_counter() - start)
-        hits.append(np.asarray(predicted) == valid_codes)
-        if best is None or hits[-1].mean() > hits[best].mean():
+        held.append(np.asarray(predicted) if by_score
+                    else np.asarray(predicted) == valid_codes)
+        values.append(scoring(valid_codes, held[-1]) if by_score else held[-1].mean())
+        if best is None or values[-1] > values[best]:
             best, best_model = position, model
-    hits = np.vstack(hits)
-    accuracy = hits.mean(axis=1)
+    hits = (ProbabilityRows(np.stack(held), valid_codes, scoring) if by_score
+            else np.vstack(held))
+    accuracy = np.asarray(values) if by_score else hits.mean(axis=1)
     estimate, interval = bootstrap_bias_corrected(hits, estimate_rng(random_state))
     recipe, gamma, _ = candidates[best]
     fitted_merge = getattr(getattr(best_model, "estimator_", None), "merge",
                            candidates[best][2])
-    selection = dict(kernel=recipe, gamma=float(gamma), score=float(accuracy[best]),
-                     accuracy=estimate, accuracy_interval=interval,
-                     accuracy_reliable=bool(interval[1] - interval[0] <= interval_max),
-                     held_out_accuracy=float(accuracy[best]), optimism=None,
-                     engine="validation", merge=fitted_merge, n_folds=None,
-                     n_valid=int(valid_codes.size))
-    # Ties share the best rank among them, as scikit-learn's searches report them.
-    ranks = rankdata(-accuracy, method="min")
-    rows = {"kernel": [c[0] for c in candidates], "gamma": [float(c[1]) for c in candidates],
-            "engine": ["validation"] * len(candidates),
-            "mean_test_score": [float(a) for a in accuracy],
-            "cv_accuracy": [float(a) for a in accuracy],
-            "merge": [c[2] for c in candidates], "fit_time": seconds,
-            "scored_on": [int(valid_codes.size)] * len(candidates),
-            "rank_test_score": [int(r) for r in ranks]}
-    return best_model, selection, rows
+    held_out_accuracy = (float(np.mean(np.argmax(hits.probas[best], axis=1) == valid_codes))
+                         if by_score else None)
+    selection = selection_record(
+        recipe, gamma, score=float(accuracy[best]), estimate=estimate, interval=interval,
+        held_out=float(accuracy[best]), optimism=None, engine="validation",
+        merge=fitted_merge, n_folds=None, interval_max=interval_max, scoring=scoring,
+        held_out_accuracy=held_out_accuracy, n_valid=int(valid_codes.size))
+    rows = no_rows()
+    for (recipe, gamma, merge), value, elapsed in zip(candidates, accuracy, seconds):
+        accuracy_of = float(value) if not by_score else None
+        add_row(rows, recipe, gamma, "validation", float(value), accuracy_of, merge,
+                elapsed, int(valid_codes.size))
+    if by_score:
+        rows["cv_accuracy"] = [float(a) for a in hits.hits.mean(axis=1)]
+    return best_model, selection, rank_rows(rows, ties="min")

@@ -9,16 +9,19 @@ cross-validation over the same folds (:func:`merge_estimates`), which is what
 the choice, :mod:`~._estimate`).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ...linalg._dense import _one_blas_thread
 from .._askls import AsKLSClassifier
-from .._merge import as_merge
-from .._stackers import (BlendedStacker, fit_temperature, joint_logistic_regression,
-                         softmax_rows, unpenalized_logistic_regression, view_logits)
+from .._merge import Merge, as_merge
+from .._mergers import JointMerger, MeanMerger, OneSidedColumn, merger_for
 from ._ranking import _views, ranking_score, selection_optimism
+from ._scoring import held_out_rows
 
-__all__ = ["assemble", "choose_merge", "merge_estimates", "merge_probabilities"]
+__all__ = ["MergeChoice", "assemble", "choose_merge", "merge_estimates",
+           "merge_probabilities"]
 
 
 def _columns(proba, present, n_classes):
@@ -40,52 +43,30 @@ def merge_probabilities(merge, train_scores, train_codes, test_scores, n_classes
     blended merges both fit, is kept by the first and read by the second.
     """
     merge = as_merge(merge)
-    train_scores = _views(train_scores, merge.combine)
-    test_scores = _views(test_scores, merge.combine)
-    n_views, m, k = train_scores.shape
-    flat_train = train_scores.transpose(1, 0, 2).reshape(m, -1)
-    flat_test = test_scores.transpose(1, 0, 2).reshape(test_scores.shape[1], -1)
+    train_scores = _views(train_scores, merge.combine).transpose(1, 0, 2)
+    test_scores = _views(test_scores, merge.combine).transpose(1, 0, 2)
     present = np.unique(train_codes)
     if not merge.stacking:
-        logits = view_logits(flat_train, n_views)
-        temperature, scale = fit_temperature(logits, train_codes)
-        proba = softmax_rows(temperature * view_logits(flat_test, n_views) / scale)
+        proba = MeanMerger().fit(train_scores, train_codes).predict_proba(test_scores)
         return proba if proba.shape[1] == n_classes else _columns(proba[:, present], present,
                                                                   n_classes)
+    if merge.joint and present.size < 2:
+        return None
+    fitted = {} if fitted is None else fitted
     with _one_blas_thread():
-        if merge.joint:
-            if present.size < 2:
-                return None
-            fitted = {} if fitted is None else fitted
-            joint = fitted.get("joint")
-            if joint is None:
-                joint = fitted["joint"] = joint_logistic_regression().fit(flat_train,
-                                                                          train_codes)
-            model = (BlendedStacker(n_views).fit(flat_train, train_codes, joint=joint)
-                     if merge.blending else joint)
-            return _columns(model.predict_proba(flat_test), model.classes_, n_classes)
-        if merge.combine == "stack":
-            return _stack_probabilities(train_scores, train_codes, test_scores, n_classes)
-    raise ValueError(f"no cross-validated estimate for merge {merge!r}")
-
-
-def _stack_probabilities(train_scores, train_codes, test_scores, n_classes):
-    k = train_scores.shape[2]
-    columns = []
-    for column in range(k):
-        target = (train_codes == column).astype(int) if k > 1 else (train_codes == 1).astype(int)
-        if target.min() == target.max():
+        try:
+            if merge.joint and "joint" not in fitted:    # the joint and blended merges'
+                fitted["joint"] = JointMerger().fit(train_scores, train_codes).models_[0]
+            merger = merger_for(merge).fit(train_scores, train_codes,
+                                           **({"joint": fitted["joint"]} if merge.joint
+                                              else {}))
+        except OneSidedColumn:
             return None
-        model = unpenalized_logistic_regression().fit(train_scores[:, :, column].T, target)
-        columns.append(model.predict_proba(test_scores[:, :, column].T)[:, 1])
-    proba = np.column_stack(columns)
-    if k == 1:
-        return np.column_stack([1.0 - proba[:, 0], proba[:, 0]])
-    total = proba.sum(axis=1, keepdims=True)
-    return proba / np.where(total > 0, total, 1.0)
+        proba = merger.predict_proba(test_scores)
+    return proba if merge.combine == "stack" else _columns(proba, merger.classes_, n_classes)
 
 
-def merge_estimates(scores, codes, folds, merges):
+def merge_estimates(scores, codes, folds, merges, scoring=None):
     """Cross-validated quality of each merge on out-of-fold view scores.
 
     For each fold the merge is fitted on the other folds' nodes and predicts the fold's
@@ -100,13 +81,16 @@ def merge_estimates(scores, codes, folds, merges):
     folds : list of ndarray of int
         The held-out nodes of each fold (those that made ``scores``).
     merges : sequence of Merge
+    scoring : Scoring, optional
+        The criterion (:class:`~._scoring.Scoring`); None: the accuracy.
 
     Returns
     -------
     dict
         merge -> ``(score, accuracy, proba)``: one minus the Brier score of the held-out
-        predictions, their accuracy and the held-out class probabilities (m, n_classes);
-        merges that could not be fitted on some fold are left out.
+        predictions, their accuracy (their score under ``scoring``) and the held-out
+        class probabilities (m, n_classes); merges that could not be fitted on some fold
+        are left out.
     """
     n_classes = int(codes.max()) + 1
     targets = np.zeros((codes.size, n_classes))
@@ -124,37 +108,51 @@ def merge_estimates(scores, codes, folds, merges):
                 break
             proba[held] = fold
         else:
+            value = (float(np.mean(np.argmax(proba, axis=1) == codes))
+                     if scoring is None or scoring.is_accuracy else scoring(codes, proba))
             estimates[merge] = (
-                1.0 - float(np.mean(np.sum((targets - proba) ** 2, axis=1))),
-                float(np.mean(np.argmax(proba, axis=1) == codes)), proba)
+                1.0 - float(np.mean(np.sum((targets - proba) ** 2, axis=1))), value, proba)
     return estimates
 
 
-def choose_merge(scores, codes, folds, merges, merge_cv_max):
+class MergeChoice(NamedTuple):
+    """What :func:`choose_merge` returns."""
+
+    merge: Merge
+    held_out: np.ndarray
+    optimism: float
+    rows: object
+    chosen_row: int
+
+
+def choose_merge(scores, codes, folds, merges, merge_cv_max, scoring=None):
     """The merge to fit, the class codes its held-out predictions give the labelled nodes,
-    the optimism of choosing it (:func:`~._ranking.selection_optimism`) and whether each
-    merge compared (a row each, (n_merges, m)) predicts each labelled node right.
+    the optimism of choosing it (:func:`~._ranking.selection_optimism`), the held-out
+    rows of each merge compared (:func:`~._scoring.held_out_rows`: whether each predicts
+    each labelled node right, (n_merges, m), or its probabilities under another scorer)
+    and the row of the chosen merge.
 
     Up to ``merge_cv_max`` labelled nodes (:class:`~._policy.SelectionPolicy`) the
     merges themselves are cross-validated
-    on the out-of-fold scores, and the one of the best held-out accuracy wins, its Brier
-    score breaking ties (the accuracy is what is reported, and what the Brier score does
-    not always follow: a mean view whose probabilities are poorly calibrated can still
-    rank the classes best). Above ``merge_cv_max`` nodes the joint stacker is kept
-    and its least-squares stand-in gives the predictions.
+    on the out-of-fold scores, and the one of the best held-out accuracy (or score under
+    ``scoring``) wins, its Brier score breaking ties (the accuracy is what is reported,
+    and what the Brier score does not always follow: a mean view whose probabilities are
+    poorly calibrated can still rank the classes best). Above ``merge_cv_max`` nodes the
+    joint stacker is kept and its least-squares stand-in gives the predictions.
     """
     if codes.size <= merge_cv_max:
-        estimates = merge_estimates(scores, codes, folds, merges)
+        estimates = merge_estimates(scores, codes, folds, merges, scoring)
         if estimates:
             names = list(estimates)
             chosen = max(names, key=lambda name: (estimates[name][1], estimates[name][0]))
-            hits = np.array([np.argmax(estimates[name][2], axis=1) == codes for name in names])
-            return (chosen, np.argmax(estimates[chosen][2], axis=1),
-                    selection_optimism(hits, names.index(chosen), folds), hits)
+            rows = held_out_rows([estimates[name][2] for name in names], codes, scoring)
+            return MergeChoice(chosen, np.argmax(estimates[chosen][2], axis=1),
+                               selection_optimism(rows, names.index(chosen), folds), rows,
+                               names.index(chosen))
     chosen = merges[0] if len(merges) == 1 else as_merge("joint")
     predictions = ranking_score(scores, codes, (chosen,), return_predictions=True)[3]
     held_out = np.argmax(predictions, axis=1)
-    return chosen, held_out, 0.0, (held_out == codes)[None]
+    return MergeChoice(chosen, held_out, 0.0, held_out_rows([predictions], codes, scoring), 0)
 
 
 def assemble(best, merge, train_codes, settings):

@@ -1,5 +1,6 @@
-"""What the estimator and the selection share about a training set: the label columns
-of its one-vs-rest problems, and the decomposition of its kernel."""
+"""The decomposition of a training kernel, which the estimator and the selection share:
+which one (:func:`decompose`), and whether it goes through the explicit maps
+(:func:`reduces_maps`, :func:`thin_route`)."""
 
 import numpy as np
 from scipy import sparse
@@ -8,20 +9,9 @@ from .._memory import _bytes_of, available_memory
 from ..kernels import dense_block
 from ..linalg import SpectralAsKLS, TridiagonalLSSVM
 from ..linalg._spectral import SYMMETRY_RTOL
+from ._capabilities import ExplicitMaps, map_width
 
-__all__ = ["decompose", "label_columns", "reduces_maps", "thin_route"]
-
-
-def label_columns(codes, n_classes=None):
-    """The ``+1`` / ``-1`` columns of the one-vs-rest problems (one column for two
-    classes) of the class codes ``codes`` among ``n_classes`` (default: the largest code
-    and those below it)."""
-    n_classes = int(codes.max()) + 1 if n_classes is None else n_classes
-    if n_classes == 2:
-        return np.where(codes == 1, 1.0, -1.0)[:, None]
-    Y = -np.ones((codes.size, n_classes))
-    Y[np.arange(codes.size), codes] = 1.0
-    return Y
+__all__ = ["decompose", "reduces_maps", "thin_route"]
 
 
 def decompose(train_kernel, for_folds=False):
@@ -43,9 +33,9 @@ def reduces_maps(train_kernel, for_folds=False):
     """Whether :func:`decompose` reduces the block's explicit maps (a thin SVD) rather
     than the block: it has maps, and :func:`thin_route` takes them."""
     m = train_kernel.shape[0]
-    return callable(getattr(train_kernel, "factors", None)) and thin_route(
-        m, getattr(train_kernel, "n_features", m),
-        getattr(train_kernel, "is_symmetric", False), for_folds)
+    return isinstance(train_kernel, ExplicitMaps) and thin_route(
+        m, map_width(train_kernel, m), getattr(train_kernel, "is_symmetric", False),
+        for_folds)
 
 
 def thin_route(m, d, symmetric=False, for_folds=False):
@@ -53,12 +43,10 @@ def thin_route(m, d, symmetric=False, for_folds=False):
     than the ``m x m`` block they form: where it costs less.
 
     The thin SVD costs about ``m d^2`` (the QR of each map) plus ``d^3`` (the SVD of the
-    ``d x d`` core), the block ``m^3``. On one core (2,000 samples, Gaussian maps,
-    ``benchmarks/bench_thin_route.py``) a symmetric block reduced to tridiagonal form for
-    the folds costs 1.5-1.9 s whatever ``d``, its maps 1.3 s at ``d = m / 2``, 2.4 s at
-    ``5 m / 8`` and 7.3 s at ``d = 1,900``; an asymmetric block's full SVD 5.2-6.7 s, its
-    maps 4.9 s at ``3 m / 4`` and 9.3 s at ``d = 1,900``. A symmetric block's full
-    ``eigh`` stands about where the asymmetric SVD does. Maps thinner than the block
+    ``d x d`` core), the block ``m^3``: the maps win up to about ``d = m / 2`` beside a
+    symmetric block reduced to tridiagonal form for the folds, and up to about
+    ``3 m / 4`` beside an asymmetric block's SVD (``benchmarks/bench_thin_route.py``,
+    timings in ``docs/results/speed.md``). Maps thinner than the block
     (``d < m``) are reduced all the same where the block's decomposition would not fit in
     the memory left (:func:`~digraph_askls._memory.available_memory`).
 
@@ -91,8 +79,7 @@ def dense_training_block(train_kernel):
 
 #: Smallest symmetric block that :func:`decompose` reduces to tridiagonal form for the
 #: folds. Below it the full eigendecomposition costs little and its folds of one size are
-#: solved in one batched call: one core, 6 gammas and 10-20 folds, 0.081 s against
-#: 0.092 s at 300 samples, 0.26 s against 0.23 s at 500, 7.7 s against 6.3 s at 2,000.
+#: solved in one batched call, which is then as fast (``docs/results/speed.md``).
 TRIDIAGONAL_MIN_TRAIN = 400
 
 
