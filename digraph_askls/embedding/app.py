@@ -76,8 +76,10 @@ class APP(FittedAttributesMixin, BaseEstimator):
         Dimension of *each* of the source and target embeddings.
     restart : float, default=0.15
         Probability that a walk stops after each step (the paper's jump factor).
-    n_walks : int, default=100
+    n_walks : int or None, default=None
         Walks from each node with out-edges (the number of passes over the roots).
+        None: ``max(100, ceil(1e6 / n_roots))``, at least a million walks in all (on
+        small graphs 100 walks per node leave the vectors near their start).
     n_negative : int, default=5
         Negative pairs per positive pair.
     learning_rate : float, default=0.1
@@ -119,7 +121,7 @@ class APP(FittedAttributesMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, n_components=128, restart=0.15, n_walks=100, n_negative=5,
+    def __init__(self, n_components=128, restart=0.15, n_walks=None, n_negative=5,
                  learning_rate=0.1, batch_size=None, random_state=None, verbose=False):
         self.n_components = n_components
         self.restart = restart
@@ -132,7 +134,9 @@ class APP(FittedAttributesMixin, BaseEstimator):
 
     def _checked(self):
         params = {name: check_param(getattr(self, name), name, int, 1)
-                  for name in ("n_components", "n_walks", "n_negative")}
+                  for name in ("n_components", "n_negative")}
+        params["n_walks"] = (None if self.n_walks is None
+                             else check_param(self.n_walks, "n_walks", int, 1))
         params["batch_size"] = (None if self.batch_size is None
                                 else check_param(self.batch_size, "batch_size", int, 1))
         restart = check_param(self.restart, "restart", float, 0.0)
@@ -167,6 +171,8 @@ class APP(FittedAttributesMixin, BaseEstimator):
         out_edges = NeighborSampler(matrix)
         noise = NodeTable(NeighborSampler(matrix.T.tocsr()).row_weight ** _NOISE_POWER)
         roots = np.flatnonzero(out_edges.row_weight > 0)
+        if params["n_walks"] is None:
+            params["n_walks"] = max(100, -(-1_000_000 // roots.size))
         source = (rng.random((n_nodes, dim), dtype=np.float32) - 0.5) / dim
         target = np.zeros((n_nodes, dim), dtype=np.float32)
         label = np.zeros(1 + params["n_negative"], dtype=np.float32)

@@ -76,12 +76,16 @@ class EmbeddingKernel(GraphKernel):
         An embedding of :mod:`digraph_askls.embedding` (anything whose ``fit(adjacency)``
         sets ``source_embedding_`` and ``target_embedding_``). None:
         ``HOPE(n_components=128)``.
-    normalize : {"scale", "rows", None}, default="scale"
-        ``"scale"``: both maps divided by one factor, so that the mean over nodes of
-        ``||u_s(i)|| ||u_t(i)||`` is 1 and the gammas in :attr:`gammas` suit every
-        embedding (a common factor changes nothing but the scale of gamma); ``"rows"``:
-        every vector to unit length (cosine similarities); None: as the embedding gives
-        them.
+    normalize : {"rows", "scale", None}, default="rows"
+        ``"rows"``: every vector to unit length, so that ``K(i, j)`` is the cosine of
+        ``u_s(i)`` and ``u_t(j)`` (a zero vector stays zero); ``"scale"``: both maps
+        divided by one factor, so that the mean over nodes of ``||u_s(i)|| ||u_t(i)||``
+        is 1 (a common factor changes nothing but the scale of gamma); None: as the
+        embedding gives them. Either of the first two makes the gammas in
+        :attr:`gammas` suit every embedding. On Cora's development splits (random 60/40
+        and 20 per class, base seed 0) unit rows beat one common scale for HOPE and APP,
+        by up to 0.12 micro-F1 with 20 labelled nodes per class: the lengths of HOPE's
+        vectors grow with the degree, and would otherwise weigh the hubs.
     refit : bool, default=True
         Fit a copy of ``embedding`` on the graph. ``False`` takes the vectors of an
         ``embedding`` already fitted on this same graph (the nodes in the same order),
@@ -113,7 +117,7 @@ class EmbeddingKernel(GraphKernel):
 
     gammas = (0.1, 1.0, 10.0, 100.0)
 
-    def __init__(self, embedding=None, normalize="scale", refit=True):
+    def __init__(self, embedding=None, normalize="rows", refit=True):
         self.embedding = embedding
         self.normalize = normalize
         self.refit = refit
@@ -166,7 +170,7 @@ class EmbeddingKernel(GraphKernel):
         return state
 
 
-def get_embedding_kernel(adjacency, embedding="hope", normalize="scale", **params):
+def get_embedding_kernel(adjacency, embedding="hope", normalize="rows", **params):
     """The kernel ``K = U_s U_t^T`` of an embedding named in :data:`EMBEDDINGS`.
 
     The registry's ``"embedding"``: ``NodeClassifier(kernel="embedding",
