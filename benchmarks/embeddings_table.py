@@ -130,7 +130,7 @@ def run_graph(name, seed, n_splits, log, save):
     adjacency, labels, graph = load(name)
     splits = protocols(name, labels, graph, seed, n_splits)
     result = {"nodes": int(adjacency.shape[0]), "edges": int(adjacency.nnz),
-              "embedding_seconds": {}, "protocols": {key: {} for key in splits}}
+              "embedding_seconds": {}, "protocols": {}}
     rows = []
     for embedding, make in EMBEDDINGS.items():
         started = time.process_time()
@@ -140,18 +140,22 @@ def run_graph(name, seed, n_splits, log, save):
         rows += [(f"{embedding}: {row}", run) for row, run in methods(fitted, adjacency)]
     rows.append(("NodeClassifier() (default)", default_row(adjacency)))
     for protocol, triples in splits.items():
+        measured = {}
         for row, run in rows:
             started, micro, macro = time.process_time(), [], []
             for _, train, test in triples:
                 m, M = scores(labels[test], run(train, test, labels))
                 micro.append(round(m, 4))
                 macro.append(round(M, 4))
-            result["protocols"][protocol][row] = {
+            measured[row] = {
                 "micro": micro, "macro": macro,
                 "seconds_per_split": round((time.process_time() - started) / len(triples), 2)}
             log(f"{name} {protocol} {row}: micro {np.mean(micro):.3f} macro "
                 f"{np.mean(macro):.3f}")
+        result["protocols"][protocol] = measured          # a protocol is saved whole
         save(result)
+    result["complete"] = True
+    save(result)
     return result
 
 
@@ -310,7 +314,7 @@ def main():
 
     with threadpool_limits(1):
         for name in args.graphs:
-            if name in data["graphs"]:
+            if data["graphs"].get(name, {}).get("complete"):
                 continue                                  # measured by an earlier run
             n_splits = args.pubmed_splits if name == "pubmed" else args.splits
             run_graph(name, args.seed, n_splits, lambda text: print(text, flush=True),
