@@ -9,8 +9,12 @@ from scipy import sparse
 from digraph_askls import AsKLSClassifier, KernelViews, LSSVMClassifier, NodeClassifier
 from digraph_askls.datasets import make_directed_sbm
 from digraph_askls.embedding import APP, HOPE
-from digraph_askls.kernels import (EmbeddingKernel, FactoredKernel, get_graph_kernel,
-                                   restrict_kernel)
+from digraph_askls.kernels import (
+    EmbeddingKernel,
+    FactoredKernel,
+    get_graph_kernel,
+    restrict_kernel,
+)
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +100,7 @@ class Symmetric:
 
 
 def test_proposition_2_a_symmetric_embedding_gives_the_lssvm(problem):
-    adjacency, labels, train, test = problem
+    adjacency, labels, train, _ = problem
     vectors = HOPE(n_components=10).fit(adjacency).transform()
     K = EmbeddingKernel(Symmetric(vectors).fit(adjacency), refit=False).make(adjacency)
     assert K.is_symmetric
@@ -129,7 +133,7 @@ def test_one_fit_per_graph_and_a_lean_pickle(problem):
 
 
 def test_bad_input_is_refused(problem):
-    adjacency, labels, train, _ = problem
+    adjacency, _, train, _ = problem
     with pytest.raises(ValueError, match="normalize must be one of"):
         EmbeddingKernel(normalize="l2").make(adjacency)
     with pytest.raises(ValueError, match=r"refit=False takes an embedding fitted on this "

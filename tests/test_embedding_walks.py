@@ -77,7 +77,7 @@ def test_one_vector_per_node_reproducible_across_processes(gensim):
     root = Path(__file__).resolve().parents[1]
     outputs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                               cwd=root, env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin"},
-                              timeout=120).stdout for seed in ("1", "2")}
+                              timeout=120, check=True).stdout for seed in ("1", "2")}
     assert len(outputs) == 1 and outputs.pop().strip()
     A, _ = make_directed_sbm(60, 2, 4, random_state=0)
     model = Node2Vec(n_components=8, p=0.5, q=2.0, random_state=5).fit(A)

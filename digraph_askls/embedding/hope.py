@@ -111,20 +111,20 @@ def proximity_operator(adjacency, proximity="katz", beta=None, damping=0.5):
     identity = sparse.identity(n, format="csc")
     if proximity == "katz":
         lu = splu(sparse.csc_matrix(identity - beta * A))
-        forward = lambda X: lu.solve(np.asarray(beta * (A @ X)))       # noqa: E731
-        backward = lambda Y: beta * (A.T @ lu.solve(np.asarray(Y), trans="T"))  # noqa: E731
+        forward = lambda X: lu.solve(np.asarray(beta * (A @ X)))
+        backward = lambda Y: beta * (A.T @ lu.solve(np.asarray(Y), trans="T"))
     elif proximity == "ppr":
         out = np.asarray(A.sum(axis=1)).ravel()
         P = sparse.diags(np.divide(1.0, out, out=np.zeros(n), where=out > 0)) @ A
         lu = splu(sparse.csc_matrix(identity - damping * P))
-        forward = lambda X: (1 - damping) * lu.solve(np.asarray(X))    # noqa: E731
-        backward = lambda Y: (1 - damping) * lu.solve(np.asarray(Y), trans="T")  # noqa: E731
+        forward = lambda X: (1 - damping) * lu.solve(np.asarray(X))
+        backward = lambda Y: (1 - damping) * lu.solve(np.asarray(Y), trans="T")
     elif proximity in ("common_neighbors", "adamic_adar"):
         degree = np.asarray(A.sum(axis=0)).ravel() + np.asarray(A.sum(axis=1)).ravel()
         middle = (sparse.identity(n) if proximity == "common_neighbors" else sparse.diags(
             np.divide(1.0, degree, out=np.zeros(n), where=degree > 0)))
-        forward = lambda X: A @ (middle @ (A @ X))                    # noqa: E731
-        backward = lambda Y: A.T @ (middle @ (A.T @ Y))               # noqa: E731
+        forward = lambda X: A @ (middle @ (A @ X))
+        backward = lambda Y: A.T @ (middle @ (A.T @ Y))
     else:
         raise ValueError(f"unknown proximity {proximity!r}; choose from {list(PROXIMITIES)}")
     return LinearOperator((n, n), matvec=forward, rmatvec=backward, matmat=forward,
