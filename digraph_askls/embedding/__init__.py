@@ -10,15 +10,5 @@ from .hope import HOPE, PROXIMITIES, proximity_operator, spectral_radius
 from .nerd import NERD
 from .walks import DeepWalk, Node2Vec, node2vec_walks
 
-__all__ = [
-           "APP",
-           "HOPE",
-           "NERD",
-           "PROXIMITIES",
-           "DeepWalk",
-           "Node2Vec",
-           "node2vec_walks",
-           "proximity_operator",
-           "rooted_walk_ends",
-           "spectral_radius",
-]
+__all__ = ["APP", "HOPE", "NERD", "PROXIMITIES", "DeepWalk", "Node2Vec", "node2vec_walks",
+           "proximity_operator", "rooted_walk_ends", "spectral_radius"]
