@@ -3,6 +3,8 @@
 from digraph_askls.kernels._bandwidth import get_median_bandwidth
 from digraph_askls.kernels._attributes import PROPAGATIONS, get_attribute_kernel
 from digraph_askls.kernels._factored import FactoredKernel, stack_factored
+from digraph_askls.kernels._embedding import (EMBEDDINGS, EmbeddingKernel,
+                                               get_embedding_kernel)
 from digraph_askls.kernels._graph import get_in_degree_kernel, get_symmetrized_kernel
 from digraph_askls.kernels._kl import DiagonalGMMs, get_gmm_kl_divergences, kl_gmm_kernel
 from digraph_askls.kernels._registry import KERNELS, get_graph_kernel, register_graph_kernel
@@ -40,7 +42,9 @@ from digraph_askls.kernels._walks import WalkSeriesKernel, get_ppr_kernel, get_w
 
 __all__ = [
     "AttributeKernel",
+    "EMBEDDINGS",
     "ElementwisePowerKernel",
+    "EmbeddingKernel",
     "FactoredKernel",
     "GraphKernel",
     "HadamardPowerKernel",
@@ -60,6 +64,7 @@ __all__ = [
     "dense_block",
     "gamma_grid",
     "get_attribute_kernel",
+    "get_embedding_kernel",
     "get_kernel_sum",
     "get_link_profile_kernel",
     "get_role_features",

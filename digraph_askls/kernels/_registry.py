@@ -5,6 +5,7 @@ from scipy.sparse.linalg import LinearOperator
 
 from digraph_askls.graph import get_adjacency
 from digraph_askls.kernels._attributes import get_attribute_kernel
+from digraph_askls.kernels._embedding import get_embedding_kernel
 from digraph_askls.kernels._graph import get_in_degree_kernel, get_symmetrized_kernel
 from digraph_askls.kernels._profiles import get_link_profile_kernel
 from digraph_askls.kernels._roles import get_role_kernel
@@ -148,3 +149,4 @@ register_graph_kernel("ppr_out", _ppr_out)
 register_graph_kernel("link_profile", get_link_profile_kernel)
 register_graph_kernel("roles", get_role_kernel)
 register_graph_kernel("attributes", get_attribute_kernel)   # needs features=
+register_graph_kernel("embedding", get_embedding_kernel)    # embedding="hope", "app", ...
