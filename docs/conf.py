@@ -123,17 +123,24 @@ def _missing_results(app, docname, source):
     source[0] = _INCLUDE.sub(replace, source[0])
 
 
-# A table cell of a few words (a figure such as ``0.478 ± 0.022``, a name) is kept on one
-# line: a table wider than the column then scrolls sideways (the theme's scrollable
-# container) instead of wrapping its figures over several lines. Long cells still wrap.
-SHORT_CELL = 40
+# A table cell that holds a figure (``0.478 ± 0.022``, ``Dir-GNN 0.797``) or a single short
+# word is kept on one line: a table wider than the column then scrolls sideways (the
+# theme's scrollable container) instead of wrapping its figures over several lines.
+# Cells of words still wrap.
+SHORT_FIGURE, SHORT_WORD = 30, 12
+
+
+def _keeps_one_line(text):
+    if any(character.isdigit() for character in text):
+        return len(text) <= SHORT_FIGURE
+    return len(text) <= SHORT_WORD
 
 
 def _short_cells_on_one_line(app, doctree, docname):
     from docutils import nodes
 
     for entry in doctree.findall(nodes.entry):
-        if len(entry.astext()) <= SHORT_CELL:
+        if _keeps_one_line(entry.astext()):
             entry["classes"].append("one-line")
 
 

@@ -52,7 +52,8 @@ fig.tight_layout()
 walk = NodeClassifier(kernel=WalkKernel(), gamma=[1e-4, 1e-3, 1e-2, 1e-1, 1.0],
                       random_state=0).fit(adjacency, labels)
 grid = pd.DataFrame(walk.cv_results_)
-print(grid[["gamma", "merge", "mean_test_score"]].to_string(index=False, float_format="{:.3g}".format))
+columns = ["gamma", "merge", "mean_test_score"]
+print(grid[columns].to_string(index=False, float_format="{:.3g}".format))
 
 fig, ax = plt.subplots(figsize=(5, 3.2))
 ax.semilogx(grid["gamma"], grid["mean_test_score"], "o-")

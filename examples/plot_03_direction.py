@@ -1,4 +1,4 @@
-"""
+r"""
 Direction matters: a directed graph against its symmetrised copy
 ================================================================
 
@@ -24,7 +24,8 @@ for p_in in shares:
     labels = classes.copy()
     test = rng.random(300) < 0.6
     labels[test] = -1
-    for graph, scores in ((adjacency, directed), (adjacency + adjacency.T, symmetrised)):
+    symmetric = adjacency + adjacency.T
+    for graph, scores in ((adjacency, directed), (symmetric, symmetrised)):
         clf = NodeClassifier(kernel=WalkKernel(), random_state=0).fit(graph, labels)
         scores.append(np.mean(clf.predict()[test] == classes[test]))
     print(f"p_in={p_in}: directed {directed[-1]:.3f}, symmetrised {symmetrised[-1]:.3f}")
@@ -34,15 +35,16 @@ for p_in in shares:
 # class: a vote of the neighbours, or any method that ignores the direction, is wrong
 # almost everywhere, while the two views tell the previous class from the next.
 
-fig, ax = plt.subplots(figsize=(6, 3.5))
+fig, ax = plt.subplots(figsize=(7, 4))
 width = 0.035
 ax.bar(np.array(shares) - width / 2, directed, width, label="AsK-LS, directed links")
-ax.bar(np.array(shares) + width / 2, symmetrised, width, label="same kernel, A + A^T")
+ax.bar(np.array(shares) + width / 2, symmetrised, width, label="same kernel, $A + A^T$")
 ax.axhline(0.25, color="grey", linestyle=":", label="chance (4 classes)")
 ax.set_xticks(shares)
 ax.set_xlabel("p_in, share of the links inside a class")
 ax.set_ylabel("test accuracy")
-ax.set_ylim(0, 1.05)
-ax.legend(loc="lower right", fontsize="small")
+ax.set_ylim(0, 1.3)
+ax.set_yticks([0, 0.25, 0.5, 0.75, 1.0])
+ax.legend(loc="upper center", ncol=3, fontsize="small")
 fig.tight_layout()
 plt.show()
