@@ -127,7 +127,7 @@ def _missing_results(app, docname, source):
 # word is kept on one line: a table wider than the column then scrolls sideways (the
 # theme's scrollable container) instead of wrapping its figures over several lines.
 # Cells of words still wrap.
-SHORT_FIGURE, SHORT_WORD = 30, 12
+SHORT_FIGURE, SHORT_WORD = 24, 12
 
 
 def _keeps_one_line(text):
