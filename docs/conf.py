@@ -100,7 +100,7 @@ html_theme_options = {
 }
 html_show_sourcelink = False
 # Pages without a section of their own have no section navigation: the text takes its place.
-html_sidebars = {"index": [], "getting-started": []}
+html_sidebars = {"index": [], "getting-started": [], "glossary": [], "changelog": []}
 
 # The pages under tables/ include the files that the table commands write into results/.
 # A file that a checkout does not hold yet (the comparison with graph neural networks is
