@@ -1,7 +1,10 @@
 """Sphinx configuration of the digraph_askls documentation.
 
 Build with ``sphinx-build -W -b html docs docs/_build/html`` after ``pip install ".[docs]"``.
-The notebooks are shown with the outputs they were committed with: nothing is executed here.
+The notebooks are shown with the outputs they were committed with; the scripts of
+``examples/`` (the gallery) are run by the build, each in a few seconds, and draw its figures.
+Nothing is loaded from the network: formulas are typeset by the copy of MathJax in
+``_static/mathjax`` (Apache-2.0, its LICENSE beside it).
 """
 
 import re
@@ -26,12 +29,16 @@ extensions = [
     "sphinx.ext.mathjax",
     "numpydoc",
     "myst_nb",
+    "sphinx_gallery.gen_gallery",
+    "sphinx_design",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
 root_doc = "index"
 # docs/results/*.md are written by the table commands; the pages under tables/ include them.
-exclude_patterns = ["_build", "results/*.md", "**.ipynb_checkpoints", "api/generated/*.md"]
+# auto_examples/ is written by sphinx-gallery: its notebooks are downloads, not pages.
+exclude_patterns = ["_build", "results/*.md", "**.ipynb_checkpoints", "api/generated/*.md",
+                    "auto_examples/*.ipynb", "auto_examples/*.py"]
 templates_path = ["_templates"]
 
 # API reference: one page per public object, from the numpydoc docstrings.
@@ -49,7 +56,33 @@ nb_execution_mode = "off"
 nb_merge_streams = True
 # Tables that the notebooks display as markdown are drawn as tables.
 nb_render_markdown_format = "myst"
-myst_enable_extensions = ["dollarmath", "colon_fence"]
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
+
+# Formulas: MathJax 3 (npm package mathjax@3.2.2, es5/tex-svg.js, one file, no fonts to
+# fetch) served from _static, so that a page read offline shows them typeset. Its menu
+# is off: its accessibility entries would fetch the speech rule engine from a CDN.
+mathjax_path = "mathjax/tex-svg.js"
+mathjax3_config = {"options": {"enableMenu": False}}
+
+# The example gallery: the scripts of examples/ run at build time (seconds each, on the
+# built-in synthetic graphs) and their figures are drawn into the pages.
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"plot_",
+    "within_subsection_order": "FileNameSortKey",
+    "download_all_examples": False,
+    "abort_on_example_error": True,
+    "remove_config_comments": True,
+    "show_memory": False,
+    "backreferences_dir": None,
+    "image_scrapers": ("matplotlib",),
+    "matplotlib_animations": False,
+    "reset_modules": ("matplotlib",),
+    "first_notebook_cell": None,
+    # Its page of computation times loads jQuery and DataTables from a CDN: not written.
+    "write_computation_times": False,
+}
 myst_heading_anchors = 3
 
 html_theme = "pydata_sphinx_theme"
@@ -67,7 +100,7 @@ html_theme_options = {
 }
 html_show_sourcelink = False
 # Pages without a section of their own have no section navigation: the text takes its place.
-html_sidebars = {"index": [], "getting-started": []}
+html_sidebars = {"index": [], "getting-started": [], "glossary": [], "changelog": []}
 
 # The pages under tables/ include the files that the table commands write into results/.
 # A file that a checkout does not hold yet (the comparison with graph neural networks is
@@ -90,5 +123,27 @@ def _missing_results(app, docname, source):
     source[0] = _INCLUDE.sub(replace, source[0])
 
 
+# A table cell that holds a figure (``0.478 ± 0.022``, ``Dir-GNN 0.797``) or a single short
+# word is kept on one line: a table wider than the column then scrolls sideways (the
+# theme's scrollable container) instead of wrapping its figures over several lines.
+# Cells of words still wrap.
+SHORT_FIGURE, SHORT_WORD = 24, 12
+
+
+def _keeps_one_line(text):
+    if any(character.isdigit() for character in text):
+        return len(text) <= SHORT_FIGURE
+    return len(text) <= SHORT_WORD
+
+
+def _short_cells_on_one_line(app, doctree, docname):
+    from docutils import nodes
+
+    for entry in doctree.findall(nodes.entry):
+        if _keeps_one_line(entry.astext()):
+            entry["classes"].append("one-line")
+
+
 def setup(app):
     app.connect("source-read", _missing_results)
+    app.connect("doctree-resolved", _short_cells_on_one_line)

@@ -53,7 +53,8 @@ def test_the_research_harness_stays_out_of_the_api_reference():
 
 @pytest.mark.timeout(600)
 def test_the_site_builds_without_a_warning(tmp_path):
-    for package in ("sphinx", "numpydoc", "myst_nb", "pydata_sphinx_theme"):
+    for package in ("sphinx", "numpydoc", "myst_nb", "pydata_sphinx_theme", "sphinx_gallery",
+                    "sphinx_design"):
         if importlib.util.find_spec(package) is None:
             pytest.skip(f"{package} is not installed: pip install \".[docs]\" builds the site")
     done = subprocess.run(
@@ -64,8 +65,16 @@ def test_the_site_builds_without_a_warning(tmp_path):
     html = tmp_path / "html"
     for page in ("index.html", "api/generated/digraph_askls.NodeClassifier.html",
                  "guide/own-graph.html", "examples/01_quickstart.html",
-                 "tables/directed.html"):
+                 "tables/directed.html", "auto_examples/plot_03_direction.html",
+                 "guide/mathematics.html", "glossary.html"):
         assert (html / page).is_file(), page
+    # The gallery's scripts ran: their figures are in the pages.
+    assert list((html / "_images").glob("sphx_glr_plot_03_direction_*.png"))
+    # Nothing is fetched from the network: the formulas are typeset by the site's MathJax.
+    offline = subprocess.run([sys.executable, str(REPO / ".ci" / "check_site_offline.py"),
+                              str(html)], capture_output=True, text=True)
+    assert offline.returncode == 0, offline.stderr[-3000:]
+    assert "_static/mathjax/tex-svg.js" in (html / "guide" / "mathematics.html").read_text()
     # The notebooks are shown from their committed outputs, never run by the build.
     assert "mode: full" in (html / "examples" / "01_quickstart.html").read_text()
 
