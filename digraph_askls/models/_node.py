@@ -157,6 +157,17 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         ``held_out_accuracy``), and ``cv_results_["mean_test_score"]`` is its score
         (``cv_accuracy`` the accuracy beside it). The vote's rule against a walk kernel
         (one standard error) still compares them node by node, right or wrong.
+    class_weight : None, "balanced" or dict, default=None
+        Weights of the classes' errors in AsK-LS's system (the weighted least-squares
+        SVM: ``I / gamma`` becomes ``diag(1 / (gamma w_i))``, ``w_i`` the weight of node
+        ``i``'s class), and the sample weights of the stacking merges. ``"balanced"``:
+        ``n_labelled / (n_classes * count)``, from the labelled nodes' class counts; a
+        dict maps classes (as in ``labels``) to positive weights, the classes it leaves
+        out weighing 1 (a class without labelled nodes is an error). The weights are
+        computed once on every labelled node and every fold and candidate of the
+        selection keeps them. For imbalanced classes pair it with a score that weighs
+        the classes alike (``scoring="balanced_accuracy"`` or ``"f1_macro"``): the
+        selection then chooses by it. It is set by the user, not selected.
 
     Attributes
     ----------
@@ -238,13 +249,15 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         "cv": [None, Interval(Integral, 2, None, closed="left"), HasMethods(["split"]),
                "array-like"],
         "scoring": [str, callable],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
         **{key: value for key, value in SHARED_CONSTRAINTS.items() if key != "gamma"},
     }
 
     def __init__(self, kernel="auto", gamma="auto", merge="auto", solver="auto",
                  preset="auto", regularization="auto", n_folds=20, kernel_params=None,
                  tol=1e-4, max_iter=None, random_state=None, operator=None, verbose=False,
-                 preconditioner="auto", policy=None, cv=None, scoring="accuracy"):
+                 preconditioner="auto", policy=None, cv=None, scoring="accuracy",
+                 class_weight=None):
         self.kernel = kernel
         self.gamma = gamma
         self.merge = merge
@@ -262,6 +275,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         self.policy = policy
         self.cv = cv
         self.scoring = scoring
+        self.class_weight = class_weight
 
     def _resolve_preset(self):
         """The preset in effect (``"auto"`` resolved)."""
@@ -374,7 +388,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         settings = FitSettings(solver=self.solver, preconditioner=self.preconditioner,
                                regularization=config["regularization"], tol=config["tol"],
                                max_iter=self.max_iter, random_state=self.random_state,
-                               verbose=self.verbose)
+                               verbose=self.verbose,
+                               class_weights=self._class_weights(classes, codes[train]))
         selected = select_kernel(recipes, adjacency, features, codes[train], train, gammas,
                                  merge=config["merge"],
                                  max_folds=config["n_folds"] if max_folds is None else max_folds,
@@ -387,6 +402,17 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             self._choose_on_validation(adjacency, features, codes, classes, held, selected,
                                        config["merge"], policy, scoring)
         return self
+
+    def _class_weights(self, classes, train_codes):
+        """``class_weight`` as (code, weight) pairs of the labelled classes, or None."""
+        if self.class_weight is None:
+            return None
+        from ._targets import class_weights
+
+        present = np.unique(train_codes)
+        names = np.asarray(classes)[present]
+        weights = class_weights(self.class_weight, names, np.asarray(classes)[train_codes])
+        return tuple((int(code), float(weight)) for code, weight in zip(present, weights))
 
     def _folds_of_cv(self, valid):
         """``cv`` read: the most folds (None: ``n_folds``), a splitter (or None) and the
@@ -643,4 +669,4 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         """Restore a saved model; one saved before ``preconditioner``, ``policy``, ``cv``
         and ``scoring`` existed takes their defaults."""
         super().__setstate__({"preconditioner": "auto", "policy": None, "cv": None,
-                              "scoring": "accuracy", **state})
+                              "scoring": "accuracy", "class_weight": None, **state})

@@ -308,7 +308,8 @@ def _fit_winner(best, rows, judged, merge_choices, train_codes, search):
     else:
         choice = choose_merge(best.oof.scores, codes,
                               coarsen_folds(best.folds, policy.merge_folds),
-                              best.merges or search.merges, policy.merge_cv_max, scoring)
+                              best.merges or search.merges, policy.merge_cv_max, scoring,
+                              settings.node_weights(codes))
     estimator = assemble(best, choice.merge, train_codes, settings)
     # The held-out score of the best of many candidates (and merges) flatters it: the
     # estimate measures the choice itself, by bootstrapping the held-out predictions
@@ -420,7 +421,7 @@ def _merged_hits(leader, search, choices):
     choice = choose_merge(leader.oof.scores, search.codes,
                           coarsen_folds(leader.folds, search.policy.merge_folds),
                           leader.merges or search.merges, search.policy.merge_cv_max,
-                          search.scoring)
+                          search.scoring, search.settings.node_weights(search.codes))
     choices[leader.index] = (leader.oof, choice)
     return choice.rows.take(rows=[choice.chosen_row])
 
