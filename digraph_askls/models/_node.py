@@ -11,6 +11,7 @@ from .._fitted import FittedAttributesMixin
 from ..graph._index import NodeIndex
 from ..kernels import GraphKernel, restrict_kernel
 from ._checks import SHARED_CONSTRAINTS
+from ._calibration import log_proba
 from ._merge import MERGES
 from ._new_nodes import fitted_features, grown_views
 from ._persistence import lean_state
@@ -454,6 +455,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         self.kernel_, self.estimator_ = selected.kernel, selected.estimator
         self.selection_, self.cv_results_ = selected.selection, selected.cv_results
         self._node_scores = selected.node_scores
+        self.calibrator_ = selected.calibrator
         self.classes_ = np.asarray(classes)[self.estimator_.classes_]
 
     def _held_out(self, valid, node_index, codes):
@@ -514,6 +516,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             scoring=scoring)
         self.kernel_, self.estimator_ = model.kernel_, model.estimator_
         self._node_scores = model._node_scores
+        self.calibrator_ = model.calibrator_
         self.classes_ = np.asarray(classes)[np.asarray(model.classes_, dtype=np.int64)]
 
     def _indices(self, nodes):
@@ -578,16 +581,38 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         return self.classes_[np.searchsorted(self.estimator_.classes_, codes)]
 
     def predict_proba(self, nodes=None, *, graph=None, features=None):
-        """Class probabilities, columns in ``classes_`` order: the stackers' (stacking
-        merges), or a softmax of the views' mean whose temperature was fitted on held-out
-        scores (the mean view as the selection fits it).
+        """Class probabilities, columns in ``classes_`` order, calibrated.
+
+        The merge's probabilities (the stackers', or a softmax of the views' mean) are
+        recalibrated by ``calibrator_``
+        (:class:`~digraph_askls.models._calibration.TemperatureCalibrator`), fitted on
+        the labelled nodes' held-out probabilities of the chosen merge: one temperature,
+        and a mixture with the labelled classes' shares weighted as one observation per
+        class, so that a handful of labels cannot give certainty (with 4 labels of 2
+        classes no probability exceeds 5/6). :meth:`predict` is the merge's arg-max, as
+        before; where the prior breaks a near tie the arg-max of these probabilities
+        may differ. A configuration fitted as given (no selection) has no calibrator
+        (``calibrator_`` is None) and answers the merge's probabilities.
 
         ``graph`` and ``features``: nodes of a grown graph, as in :meth:`predict`.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from digraph_askls import NodeClassifier
+        >>> graph = nx.DiGraph([(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (2, 3)])
+        >>> clf = NodeClassifier().fit(graph, {0: "a", 1: "a", 3: "b", 4: "b"})
+        >>> proba = clf.predict_proba([2, 5])
+        >>> bool(proba.max() <= 5 / 6), proba.argmax(axis=1).tolist()
+        (True, [0, 1])
         """
         index = self._positions_with_scores(nodes, graph)
         if index is not None:
-            return self.estimator_.proba_from_view_scores(self._node_scores.features(index))
-        return self.estimator_.predict_proba(self._views(nodes, graph, features))
+            proba = self.estimator_.proba_from_view_scores(self._node_scores.features(index))
+        else:
+            proba = self.estimator_.predict_proba(self._views(nodes, graph, features))
+        calibrator = getattr(self, "calibrator_", None)
+        return proba if calibrator is None else calibrator.predict_proba(log_proba(proba))
 
     def decision_function(self, nodes=None, view=None, *, graph=None, features=None):
         """Decision values of ``nodes``.

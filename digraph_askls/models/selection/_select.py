@@ -52,7 +52,7 @@ from ._ranking import rank, selection_optimism
 from ._results import rank_rows, selection_record
 from ._scoring import Scoring, as_rows, check_scoring
 from ._single import fit_fixed
-from ._winner import assemble, choose_merge
+from ._winner import assemble, calibrate, choose_merge
 
 __all__ = ["Selected", "Selection", "merges_for", "select_kernel"]
 
@@ -337,7 +337,8 @@ def _fit_winner(best, rows, judged, merge_choices, train_codes, search):
                 held_out, estimate, *interval)
     node_scores = best.oof.node_scores if choice.merge.stacking or best.oof.full_model is None \
         else None
-    return Selection(best.built, estimator, selection, rank_rows(rows), node_scores)
+    return Selection(best.built, estimator, selection, rank_rows(rows), node_scores,
+                     calibrate(estimator, best.oof, codes))
 
 
 def _vote_of(ranking):
@@ -453,6 +454,7 @@ class Selection(NamedTuple):
     selection: dict
     cv_results: dict
     node_scores: object
+    calibrator: object = None
 
 
 #: The former name of :class:`Selection`.

@@ -15,12 +15,13 @@ import numpy as np
 
 from ...linalg._dense import _one_blas_thread
 from .._askls import AsKLSClassifier
+from .._calibration import fit_merge_calibrator
 from .._merge import Merge, as_merge
 from .._mergers import JointMerger, MeanMerger, OneSidedColumn, merger_for
 from ._ranking import _views, ranking_score, selection_optimism
 from ._scoring import held_out_rows
 
-__all__ = ["MergeChoice", "assemble", "choose_merge", "merge_estimates",
+__all__ = ["MergeChoice", "assemble", "calibrate", "choose_merge", "merge_estimates",
            "merge_probabilities"]
 
 
@@ -176,3 +177,23 @@ def assemble(best, merge, train_codes, settings):
         stacking_scores=oof.scores.transpose(1, 0, 2) if merge.stacking else None,
         view_scores=oof.scores, **settings.estimator_params(
             gamma=best.gamma, merge=merge.name, n_folds=len(best.folds)))
+
+
+def calibrate(estimator, oof, codes):
+    """The :class:`~digraph_askls.models._calibration.TemperatureCalibrator` of the
+    fitted estimator's probabilities, learnt from its merge's probabilities of the
+    labelled nodes' out-of-fold view scores (``oof``; ``codes``: their class codes,
+    ``0 ..``): one temperature, shrunk to the class prior.
+
+    Each node's view scores come from fold models that did not learn it; the merge read
+    them as it reads new nodes' (a stacker fitted on them, the mean view's temperature
+    fitted on them). Two other sources were measured on the development draws (seed 0:
+    Cora and CiteSeer with 20 labelled nodes per class, five draws each; Texas's ten
+    fixed splits pooled) and did not do better: the chosen merge's probabilities held
+    out a second time (each fold's merge fitted on the other folds' scores, from the
+    merge's cross-validation), and the stackers refitted on five folds of the scores
+    (:func:`~digraph_askls.models._calibration.held_out_merge_proba`). Figures in
+    ``docs/guide/targets.md``.
+    """
+    return fit_merge_calibrator(estimator, oof.scores.transpose(1, 0, 2), codes,
+                                n_folds=None)
