@@ -16,9 +16,11 @@ from ._merge import MERGES
 from ._new_nodes import fitted_features, grown_views
 from ._persistence import lean_state
 from ._views import KernelViews
+from ._targets import label_indicator, multilabel_labels
 from .selection import (DEFAULT_POLICY, FitSettings, SelectionPolicy, as_recipes,
                         check_scoring, choose_on_validation, default_kernels, merges_for,
                         node_keys, select_kernel, validation_candidates)
+from .selection._multilabel import MULTILABEL_MERGES, multilabel_scoring, select_multilabel
 
 __all__ = ["NodeClassifier", "PRESETS"]
 
@@ -363,6 +365,10 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         from ._fit_inputs import read_fit_inputs
 
         self._validate_params()
+        target = multilabel_labels(graph, labels)
+        if target is not None:
+            return self._fit_multilabel(graph, target, features, valid, nodelist, weight)
+        self._multilabel = False
         scoring = check_scoring(self.scoring)
         max_folds, splitter, valid = self._folds_of_cv(valid)
         inputs = read_fit_inputs(graph, labels, features, nodelist, weight)
@@ -402,6 +408,52 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         if held is not None:
             self._choose_on_validation(adjacency, features, codes, classes, held, selected,
                                        config["merge"], policy, scoring)
+        return self
+
+    def _fit_multilabel(self, graph, target, features, valid, nodelist, weight):
+        """``fit`` with several labels per node (see :mod:`~digraph_askls.models.
+        selection._multilabel`)."""
+        from ._fit_inputs import read_fit_inputs
+
+        if self.class_weight is not None:
+            raise ValueError(f"class_weight is not defined for a multi-label target (a "
+                             f"node's labels are not one class); got class_weight="
+                             f"{self.class_weight!r}: pass class_weight=None")
+        if valid is not None or not (self.cv is None or isinstance(self.cv, Integral)):
+            raise ValueError("a multi-label target is judged by folds of its labelled nodes: "
+                             "pass valid=None and cv=None or a number of folds")
+        scoring = multilabel_scoring(self.scoring)
+        inputs = read_fit_inputs(graph, {}, features, nodelist, weight)
+        Y, classes = label_indicator(target, inputs.nodes)
+        train = np.flatnonzero(Y[:, 0] >= 0)
+        if train.size < 2:
+            raise ValueError(f"at least 2 nodes must be labelled, got {train.size}")
+        self.preset_ = self._resolve_preset()
+        config = self._config(self.preset_)
+        if config["merge"] != "auto" and config["merge"] not in MULTILABEL_MERGES:
+            raise ValueError(f"merge={config['merge']!r} is not defined for a multi-label "
+                             f"target; choose from {['auto', *MULTILABEL_MERGES]}")
+        policy = DEFAULT_POLICY if self.policy is None else self.policy
+        per_label = float(np.median(Y[train].sum(axis=0)))
+        recipes = (default_kernels(train.size, inputs.features is not None,
+                                   n_nodes=len(inputs.nodes), labels_per_class=per_label,
+                                   policy=policy)
+                   if _is_auto(config["kernel"]) else
+                   as_recipes(config["kernel"], config["kernel_params"]))
+        settings = FitSettings(solver=self.solver, preconditioner=self.preconditioner,
+                               regularization=config["regularization"], tol=config["tol"],
+                               max_iter=self.max_iter, random_state=self.random_state)
+        max_folds = config["n_folds"] if self.cv is None else int(self.cv)
+        (self.kernel_, self.estimator_, self.selection_, self.cv_results_,
+         self.calibrator_) = select_multilabel(
+            recipes, inputs.adjacency, inputs.features, Y[train], train,
+            None if _is_auto(config["gamma"]) else config["gamma"], merge=config["merge"],
+            max_folds=max_folds, settings=settings, policy=policy, scoring=scoring)
+        self.nodes_ = inputs.nodes
+        self._node_index = NodeIndex(inputs.nodes)
+        self._fitted_features, self._weight = fitted_features(inputs.given, features), weight
+        self.train_nodes_, self._node_scores = train, None
+        self.classes_, self._multilabel = np.asarray(classes), True
         return self
 
     def _class_weights(self, classes, train_codes):
@@ -572,6 +624,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         >>> clf.predict(["new", "other"], graph=grown).tolist()
         ['a', 'b']
         """
+        if getattr(self, "_multilabel", False):
+            return self.estimator_.predict(self._views(nodes, graph, features))
         index = self._positions_with_scores(nodes, graph)
         if index is not None:
             codes = self.estimator_.predict_from_view_scores(
@@ -606,6 +660,11 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         >>> bool(proba.max() <= 5 / 6), proba.argmax(axis=1).tolist()
         (True, [0, 1])
         """
+        if getattr(self, "_multilabel", False):
+            views = self._views(nodes, graph, features)
+            if self.calibrator_ is None:           # the per-label stackers'
+                return self.estimator_.predict_proba(views)
+            return self.calibrator_.predict_proba(self.estimator_.decision_function(views))
         index = self._positions_with_scores(nodes, graph)
         if index is not None:
             proba = self.estimator_.proba_from_view_scores(self._node_scores.features(index))
