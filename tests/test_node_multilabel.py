@@ -99,3 +99,20 @@ def test_bad_multilabel_input_is_a_clear_error():
         _fit(adjacency, Y, merge="joint")
     with pytest.raises(ValueError, match="f1_micro"):
         _fit(adjacency, Y, scoring="roc_auc")
+
+
+def test_the_guide_page_runs_as_shown():
+    import contextlib
+    import io
+    import re
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "guide" / "targets.md"
+    code, = re.findall(r"```python\n(.*?)```", page.read_text(), re.S)
+    output = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(output):
+        warnings.simplefilter("ignore")
+        exec(compile(code, str(page), "exec"), {})
+    lines = output.getvalue().splitlines()
+    assert lines[0] == "0.827" and lines[-1] == "f1_micro"
+    assert lines[1] == "True" and lines[2] == "(300, 3) True"

@@ -219,6 +219,10 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         (kernel, gamma, merge), scored by its accuracy on them.
     preset_ : str or None
         The preset in effect (``"auto"`` resolved).
+    calibrator_ : TemperatureCalibrator or None
+        What calibrates :meth:`predict_proba`, fitted on the labelled nodes' out-of-fold
+        probabilities; None for a configuration fitted as given. With several labels
+        per node: a logistic curve per label for the mean view, None for the stacker.
 
     Examples
     --------
@@ -315,6 +319,13 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             attribute of a networkx graph holding each node's class (nodes without it
             are unlabelled). Optional for a ``Graph``: its ``labels`` (class codes, so
             that predictions are codes too; ``graph.class_names[code]`` names them).
+            Several labels per node: a 0/1 array of shape (n_nodes, n_labels) whose
+            unlabelled rows are all -1, a scipy sparse indicator, a dict node -> list or
+            set of labels, or (``labels`` None) a ``Graph``'s ``label_matrix``; the
+            selection then scores by micro-F1 (``scoring``: ``"f1_micro"``,
+            ``"f1_macro"``, ``"f1_samples"`` or ``"f1_weighted"``), ``predict`` returns a
+            0/1 indicator and ``predict_proba`` one probability per label
+            (:mod:`~digraph_askls.models.selection._multilabel`, ``docs/guide/targets.md``).
         features : array-like, sparse matrix, pandas.DataFrame, str or False, optional
             Node attributes: an array of shape (n_nodes, n_features) in node order, a
             DataFrame indexed by node name, or the name of a networkx node attribute
