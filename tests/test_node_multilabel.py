@@ -116,3 +116,12 @@ def test_the_guide_page_runs_as_shown():
     lines = output.getvalue().splitlines()
     assert lines[0] == "0.827" and lines[-1] == "f1_micro"
     assert lines[1] == "True" and lines[2] == "(300, 3) True"
+
+
+def test_two_labels_keep_a_column_each():
+    adjacency, member, Y, _ = overlapping_sbm(160)
+    clf = _fit(adjacency, Y[:, :2], kernel="in_degree", gamma=0.5, merge="average")
+    assert clf.predict().shape == (160, 2)
+    assert clf.decision_function().shape == (160, 2)
+    assert clf.decision_function(view="source").shape == (160, 2)
+    assert clf.predict_proba().shape == (160, 2)

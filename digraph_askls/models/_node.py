@@ -713,7 +713,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             if view is None:
                 return estimator.decision_function(views)
             scores = dict(zip(("source", "target"), estimator.view_decisions(views)))
-        if estimator.classes_.size == 2:
+        if estimator.classes_.size == 2 and not getattr(self, "_multilabel", False):
             scores = {name: value[:, 0] for name, value in scores.items()}
         return scores if view == "both" else scores[view]
 
