@@ -120,8 +120,23 @@ def test_the_guide_page_runs_as_shown():
 
 def test_two_labels_keep_a_column_each():
     adjacency, member, Y, _ = overlapping_sbm(160)
-    clf = _fit(adjacency, Y[:, :2], kernel="in_degree", gamma=0.5, merge="average")
+    clf = NodeClassifier(kernel="in_degree", gamma=0.5, merge="average").fit(
+        adjacency, Y[:, :2], features=False)
     assert clf.predict().shape == (160, 2)
     assert clf.decision_function().shape == (160, 2)
     assert clf.decision_function(view="source").shape == (160, 2)
     assert clf.predict_proba().shape == (160, 2)
+
+
+def test_a_graphs_label_matrix_is_its_target():
+    from digraph_askls.graph import Graph
+
+    adjacency, member, Y, hidden = overlapping_sbm(120)
+    nodes = list(range(120))
+    graph = Graph(adjacency, np.full(120, -1), nodes, ["w", "x", "y", "z"],
+                  label_matrix=sp.csr_array(member))
+    clf = NodeClassifier(kernel="in_degree", gamma=0.5, merge="average").fit(graph)
+    assert clf.classes_.tolist() == ["w", "x", "y", "z"]
+    assert clf.train_nodes_.size == 120
+    hide = NodeClassifier(kernel="in_degree", gamma=0.5, merge="average").fit(graph, Y)
+    assert np.array_equal(hide.train_nodes_, np.flatnonzero(Y[:, 0] >= 0))

@@ -462,8 +462,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             max_folds=max_folds, settings=settings, policy=policy, scoring=scoring)
         self.nodes_ = inputs.nodes
         self._node_index = NodeIndex(inputs.nodes)
-        self._fitted_features, self._weight = fitted_features(inputs.given, features), weight
-        self.train_nodes_, self._node_scores = train, None
+        self._fitted_features = fitted_features(inputs.given, inputs.features)
+        self._weight, self.train_nodes_, self._node_scores = weight, train, None
         self.classes_, self._multilabel = np.asarray(classes), True
         return self
 
