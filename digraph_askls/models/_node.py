@@ -223,6 +223,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         What calibrates :meth:`predict_proba`, fitted on the labelled nodes' out-of-fold
         probabilities; None for a configuration fitted as given. With several labels
         per node: a logistic curve per label for the mean view, None for the stacker.
+    thresholds_ : ndarray of shape (n_labels,)
+        With several labels per node: a label is predicted where its decision value
+        exceeds its threshold, chosen by the folds for the label's best F1.
 
     Examples
     --------
@@ -456,7 +459,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
                                max_iter=self.max_iter, random_state=self.random_state)
         max_folds = config["n_folds"] if self.cv is None else int(self.cv)
         (self.kernel_, self.estimator_, self.selection_, self.cv_results_,
-         self.calibrator_) = select_multilabel(
+         self.calibrator_, self.thresholds_) = select_multilabel(
             recipes, inputs.adjacency, inputs.features, Y[train], train,
             None if _is_auto(config["gamma"]) else config["gamma"], merge=config["merge"],
             max_folds=max_folds, settings=settings, policy=policy, scoring=scoring)
@@ -636,7 +639,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         ['a', 'b']
         """
         if getattr(self, "_multilabel", False):
-            return self.estimator_.predict(self._views(nodes, graph, features))
+            decision = self.estimator_.decision_function(self._views(nodes, graph, features))
+            return (decision > self.thresholds_).astype(int)
         index = self._positions_with_scores(nodes, graph)
         if index is not None:
             codes = self.estimator_.predict_from_view_scores(

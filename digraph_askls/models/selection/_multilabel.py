@@ -8,9 +8,13 @@ gives the out-of-fold view scores of every label from it. The folds deal the lab
 nodes at random (a node has several labels: there is no class to stratify by). Each
 (kernel, gamma, merge) is scored by the micro-averaged F1 of its held-out predictions
 (``scoring="f1_macro"``, ``"f1_samples"`` or ``"f1_weighted"`` otherwise): the mean
-of the views (a label predicted where the mean view is positive) and the per-label
-stacker (one logistic regression per label on that label's two view scores,
-cross-validated on the out-of-fold scores); the best is fitted.
+of the views and the per-label stacker (one logistic regression per label on that
+label's two view scores, cross-validated on the out-of-fold scores); the best is
+fitted. A label is predicted where its decision value exceeds the label's threshold,
+the one that maximises the label's F1 on held-out decisions (:func:`label_thresholds`):
+a rare label's decision is seldom positive, so a threshold of 0 would hardly ever
+predict it. In the score each fold's thresholds are chosen on the other folds; the
+fitted model's on every labelled node.
 """
 
 import time
@@ -27,7 +31,7 @@ from .._decomposition import decompose
 from .._folds import coarsen_folds, make_folds
 from .._mergers import OneSidedColumn, StackMerger
 
-__all__ = ["LabelCalibrator", "MULTILABEL_MERGES", "MULTILABEL_SCORES",
+__all__ = ["LabelCalibrator", "MULTILABEL_MERGES", "MULTILABEL_SCORES", "label_thresholds",
            "multilabel_scoring", "select_multilabel"]
 
 #: The merges defined for a multi-label target (the joint and blended stackers are
@@ -75,6 +79,40 @@ class LabelCalibrator:
             for column, model in enumerate(self.models_)])
 
 
+def label_thresholds(decision, Y):
+    """One threshold per label (L,): predicting the label where ``decision`` exceeds it
+    gives the label's best F1 on these held-out decisions (m, L) and 0/1 labels ``Y``
+    (midway between the last decision predicted and the next; ``inf`` for a label no
+    node has).
+
+    Examples
+    --------
+    >>> label_thresholds(np.array([[0.9], [0.4], [-0.2], [-0.5]]), np.array([[1], [1], [0], [0]]))
+    array([0.1])
+    """
+    m, n_labels = decision.shape
+    order = np.argsort(-decision, axis=0, kind="stable")
+    ranked = np.take_along_axis(decision, order, axis=0)
+    hits = np.cumsum(np.take_along_axis(Y, order, axis=0), axis=0)
+    positives = Y.sum(axis=0)
+    f1 = 2.0 * hits / (np.arange(1, m + 1)[:, None] + positives)
+    last = np.argmax(f1, axis=0)                 # the last node predicted, in order
+    columns = np.arange(n_labels)
+    after = ranked[np.minimum(last + 1, m - 1), columns]
+    thresholds = np.where(last + 1 < m, (ranked[last, columns] + after) / 2, -np.inf)
+    return np.where(positives > 0, thresholds, np.inf)
+
+
+def _thresholded(decision, Y, folds):
+    """Held-out predictions: each fold's decisions at thresholds chosen on the others."""
+    predicted = np.zeros(Y.shape, dtype=int)
+    everything = np.arange(Y.shape[0])
+    for held in folds:
+        train = np.setdiff1d(everything, held)
+        predicted[held] = decision[held] > label_thresholds(decision[train], Y[train])
+    return predicted
+
+
 def _decisions(scores, name):
     """The merge ``name``'s decision values (m, L) of view scores (2, m, L) without a
     stacker."""
@@ -108,8 +146,8 @@ def _merge_scores(scores, Y, folds, merges, average):
         decision = (_stacked_decisions(scores, Y, folds) if name == "stack"
                     else _decisions(scores, name))
         if decision is not None:
-            found[name] = (float(f1_score(Y, (decision > 0).astype(int), average=average,
-                                          zero_division=0)), decision)
+            found[name] = (float(f1_score(Y, _thresholded(decision, Y, folds),
+                                          average=average, zero_division=0)), decision)
     return found
 
 
@@ -118,11 +156,11 @@ def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, 
     """Choose the kernel, gamma and merge of a multi-label target ``Y`` (m, n_labels) of
     0 and 1 on the labelled nodes ``train``, and fit them.
 
-    Returns ``(kernel, estimator, selection, cv_results, calibrator)``: the chosen
-    kernel on all nodes, the fitted :class:`~digraph_askls.AsKLSClassifier`, what was
-    chosen, one row per (kernel, gamma, merge) tried, and the
-    :class:`LabelCalibrator` of a merge without probabilities of its own (None for the
-    stacker).
+    Returns ``(kernel, estimator, selection, cv_results, calibrator, thresholds)``: the
+    chosen kernel on all nodes, the fitted :class:`~digraph_askls.AsKLSClassifier`, what
+    was chosen, one row per (kernel, gamma, merge) tried, the :class:`LabelCalibrator`
+    of a merge without probabilities of its own (None for the stacker) and the
+    thresholds of the labels' decision values (:func:`label_thresholds`).
     """
     m = train.size
     average = MULTILABEL_SCORES[scoring]
@@ -173,4 +211,4 @@ def _fit_best(best, Y, targets, folds, settings, scoring, rows):
     rank = np.empty(order.size, dtype=int)
     rank[order] = np.arange(1, order.size + 1)
     rows["rank_test_score"] = rank.tolist()
-    return kernel, estimator, selection, rows, calibrator
+    return kernel, estimator, selection, rows, calibrator, label_thresholds(decision, Y)
