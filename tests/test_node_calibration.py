@@ -40,7 +40,7 @@ def _sbm_fit(**params):
 
 
 def test_calibrator_learns_every_labelled_node_and_moves_no_prediction():
-    clf, labels = _sbm_fit()
+    clf, _ = _sbm_fit()
     calibrator = clf.calibrator_
     assert calibrator.n_evidence_ == clf.train_nodes_.size
     calibrated = clf.predict_proba()

@@ -151,7 +151,7 @@ def test_train_score_merge_solves_the_weighted_system():
 
 
 def test_weights_follow_the_classes_when_a_class_has_no_labelled_node():
-    adjacency, known, labels = _imbalanced()
+    adjacency, known, _ = _imbalanced()
     known[known == 1] = -1                  # class 1 unlabelled: codes 0 and 2 remain
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

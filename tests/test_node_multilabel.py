@@ -49,7 +49,7 @@ def test_two_memberships_per_node_are_recovered():
 
 
 def test_average_merge_equals_the_multilabel_estimator_on_the_chosen_block():
-    adjacency, member, Y, hidden = overlapping_sbm(160)
+    adjacency, _, Y, _ = overlapping_sbm(160)
     clf = _fit(adjacency, Y, kernel="in_degree", gamma=0.5, merge="average")
     train = clf.train_nodes_
     K = restrict_kernel(clf.kernel_, np.arange(160), np.arange(160)).toarray()
@@ -74,7 +74,7 @@ def test_thresholds_give_each_label_its_best_f1():
 
 
 def test_sparse_and_dict_targets_give_the_same_fit():
-    adjacency, member, Y, hidden = overlapping_sbm(160)
+    adjacency, member, Y, _ = overlapping_sbm(160)
     dense = _fit(adjacency, Y, kernel="in_degree", gamma=0.5, merge="average")
     labelled = np.flatnonzero(Y[:, 0] >= 0)
     as_dict = {int(i): [f"b{c}" for c in np.flatnonzero(member[i])] for i in labelled}
@@ -96,7 +96,7 @@ def test_another_f1_chooses_when_asked(scoring):
 
 
 def test_bad_multilabel_input_is_a_clear_error():
-    adjacency, member, Y, _ = overlapping_sbm(120)
+    adjacency, _, Y, _ = overlapping_sbm(120)
     bad = Y.copy()
     bad[0, 0] = 2
     with pytest.raises(ValueError, match="only -1, 0, 1"):
@@ -132,7 +132,7 @@ def test_the_guide_page_runs_as_shown():
 
 
 def test_two_labels_keep_a_column_each():
-    adjacency, member, Y, _ = overlapping_sbm(160)
+    adjacency, _, Y, _ = overlapping_sbm(160)
     clf = NodeClassifier(kernel="in_degree", gamma=0.5, merge="average").fit(
         adjacency, Y[:, :2], features=False)
     assert clf.predict().shape == (160, 2)
@@ -144,7 +144,7 @@ def test_two_labels_keep_a_column_each():
 def test_a_graphs_label_matrix_is_its_target():
     from digraph_askls.graph import Graph
 
-    adjacency, member, Y, hidden = overlapping_sbm(120)
+    adjacency, member, Y, _ = overlapping_sbm(120)
     nodes = list(range(120))
     graph = Graph(adjacency, np.full(120, -1), nodes, ["w", "x", "y", "z"],
                   label_matrix=sp.csr_array(member))
