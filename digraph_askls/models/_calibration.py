@@ -28,7 +28,9 @@ import copy
 import numpy as np
 from scipy.optimize import minimize_scalar
 
+from ._checks import label_columns
 from ._folds import kfold_splits
+from ._merge import Merge
 
 __all__ = ["TemperatureCalibrator", "fit_merge_calibrator", "held_out_merge_proba",
            "log_proba"]
@@ -168,12 +170,12 @@ def held_out_merge_proba(estimator, features, codes, n_folds=5, random_state=Non
         raise ValueError("calibration of a multi-label model is not defined here: its "
                          "labels' probabilities are not one distribution")
     codes = np.asarray(codes)
-    merge = estimator._merge()
+    merge = Merge.named(estimator.merge)
     if not merge.stacking or n_folds is None:
         return estimator.proba_from_view_scores(features)
     k = estimator.classes_.size
     proba = np.zeros((codes.size, k))
-    labels = estimator._label_columns(codes)
+    labels = label_columns(codes, k)
     for train, valid in kfold_splits(codes, n_folds, random_state):
         fold = copy.deepcopy(estimator)
         fold._fit_stackers(features[train], codes[train], labels[train])

@@ -14,7 +14,7 @@ from ._capabilities import ExplicitMaps, map_width
 __all__ = ["decompose", "reduces_maps", "thin_route"]
 
 
-def decompose(train_kernel, for_folds=False):
+def decompose(train_kernel, for_folds=False, weights=None):
     """Decompose a training kernel for :class:`~digraph_askls.linalg.SpectralAsKLS`, the
     cheaper way: explicit maps with fewer features than samples by a thin SVD of the
     maps (``O(m d^2)``), anything else formed densely (memory-guarded) and decomposed
@@ -23,10 +23,13 @@ def decompose(train_kernel, for_folds=False):
     ``for_folds``: only :meth:`solve` and :meth:`fold_scores` will be asked (the
     selection's engines), and a dense block that is symmetric, of at least
     ``TRIDIAGONAL_MIN_TRAIN`` samples, goes to
-    :class:`~digraph_askls.linalg.TridiagonalLSSVM`, which gives them for less."""
+    :class:`~digraph_askls.linalg.TridiagonalLSSVM`, which gives them for less.
+
+    ``weights``: the error weights of the training samples (the weighted system,
+    ``diag(1 / (gamma w))`` in place of ``I / gamma``); None: unweighted."""
     if reduces_maps(train_kernel, for_folds):
-        return SpectralAsKLS(factors=train_kernel.factors())
-    return decompose_dense(dense_training_block(train_kernel), for_folds)
+        return SpectralAsKLS(factors=train_kernel.factors(), weights=weights)
+    return decompose_dense(dense_training_block(train_kernel), for_folds, weights)
 
 
 def reduces_maps(train_kernel, for_folds=False):
@@ -83,11 +86,11 @@ def dense_training_block(train_kernel):
 TRIDIAGONAL_MIN_TRAIN = 400
 
 
-def decompose_dense(K, for_folds=False):
+def decompose_dense(K, for_folds=False, weights=None):
     """:func:`decompose` of a dense block ``K``."""
     if for_folds and K.shape[0] >= TRIDIAGONAL_MIN_TRAIN and is_symmetric(K):
-        return TridiagonalLSSVM((K + K.T) / 2)
-    return SpectralAsKLS(K)
+        return TridiagonalLSSVM((K + K.T) / 2, weights=weights)
+    return SpectralAsKLS(K, weights=weights)
 
 
 def is_symmetric(K):

@@ -11,13 +11,16 @@ from .._fitted import FittedAttributesMixin
 from ..graph._index import NodeIndex
 from ..kernels import GraphKernel, restrict_kernel
 from ._checks import SHARED_CONSTRAINTS
+from ._calibration import log_proba
 from ._merge import MERGES
 from ._new_nodes import fitted_features, grown_views
 from ._persistence import lean_state
 from ._views import KernelViews
+from ._targets import label_indicator, multilabel_labels
 from .selection import (DEFAULT_POLICY, FitSettings, SelectionPolicy, as_recipes,
                         check_scoring, choose_on_validation, default_kernels, merges_for,
                         node_keys, select_kernel, validation_candidates)
+from .selection._multilabel import MULTILABEL_MERGES, multilabel_scoring, select_multilabel
 
 __all__ = ["NodeClassifier", "PRESETS"]
 
@@ -157,6 +160,17 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         ``held_out_accuracy``), and ``cv_results_["mean_test_score"]`` is its score
         (``cv_accuracy`` the accuracy beside it). The vote's rule against a walk kernel
         (one standard error) still compares them node by node, right or wrong.
+    class_weight : None, "balanced" or dict, default=None
+        Weights of the classes' errors in AsK-LS's system (the weighted least-squares
+        SVM: ``I / gamma`` becomes ``diag(1 / (gamma w_i))``, ``w_i`` the weight of node
+        ``i``'s class), and the sample weights of the stacking merges. ``"balanced"``:
+        ``n_labelled / (n_classes * count)``, from the labelled nodes' class counts; a
+        dict maps classes (as in ``labels``) to positive weights, the classes it leaves
+        out weighing 1 (a class without labelled nodes is an error). The weights are
+        computed once on every labelled node and every fold and candidate of the
+        selection keeps them. For imbalanced classes pair it with a score that weighs
+        the classes alike (``scoring="balanced_accuracy"`` or ``"f1_macro"``): the
+        selection then chooses by it. It is set by the user, not selected.
 
     Attributes
     ----------
@@ -205,6 +219,13 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         (kernel, gamma, merge), scored by its accuracy on them.
     preset_ : str or None
         The preset in effect (``"auto"`` resolved).
+    calibrator_ : TemperatureCalibrator or None
+        What calibrates :meth:`predict_proba`, fitted on the labelled nodes' out-of-fold
+        probabilities; None for a configuration fitted as given. With several labels
+        per node: a logistic curve per label for the mean view, None for the stacker.
+    thresholds_ : ndarray of shape (n_labels,)
+        With several labels per node: a label is predicted where its decision value
+        exceeds its threshold, chosen by the folds for the label's best F1.
 
     Examples
     --------
@@ -238,13 +259,15 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         "cv": [None, Interval(Integral, 2, None, closed="left"), HasMethods(["split"]),
                "array-like"],
         "scoring": [str, callable],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
         **{key: value for key, value in SHARED_CONSTRAINTS.items() if key != "gamma"},
     }
 
     def __init__(self, kernel="auto", gamma="auto", merge="auto", solver="auto",
                  preset="auto", regularization="auto", n_folds=20, kernel_params=None,
                  tol=1e-4, max_iter=None, random_state=None, operator=None, verbose=False,
-                 preconditioner="auto", policy=None, cv=None, scoring="accuracy"):
+                 preconditioner="auto", policy=None, cv=None, scoring="accuracy",
+                 class_weight=None):
         self.kernel = kernel
         self.gamma = gamma
         self.merge = merge
@@ -262,6 +285,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         self.policy = policy
         self.cv = cv
         self.scoring = scoring
+        self.class_weight = class_weight
 
     def _resolve_preset(self):
         """The preset in effect (``"auto"`` resolved)."""
@@ -298,6 +322,13 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             attribute of a networkx graph holding each node's class (nodes without it
             are unlabelled). Optional for a ``Graph``: its ``labels`` (class codes, so
             that predictions are codes too; ``graph.class_names[code]`` names them).
+            Several labels per node: a 0/1 array of shape (n_nodes, n_labels) whose
+            unlabelled rows are all -1, a scipy sparse indicator, a dict node -> list or
+            set of labels, or (``labels`` None) a ``Graph``'s ``label_matrix``; the
+            selection then scores by micro-F1 (``scoring``: ``"f1_micro"``,
+            ``"f1_macro"``, ``"f1_samples"`` or ``"f1_weighted"``), ``predict`` returns a
+            0/1 indicator and ``predict_proba`` one probability per label
+            (:mod:`~digraph_askls.models.selection._multilabel`, ``docs/guide/targets.md``).
         features : array-like, sparse matrix, pandas.DataFrame, str or False, optional
             Node attributes: an array of shape (n_nodes, n_features) in node order, a
             DataFrame indexed by node name, or the name of a networkx node attribute
@@ -348,6 +379,10 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         from ._fit_inputs import read_fit_inputs
 
         self._validate_params()
+        target = multilabel_labels(graph, labels)
+        if target is not None:
+            return self._fit_multilabel(graph, target, features, valid, nodelist, weight)
+        self._multilabel = False
         scoring = check_scoring(self.scoring)
         max_folds, splitter, valid = self._folds_of_cv(valid)
         inputs = read_fit_inputs(graph, labels, features, nodelist, weight)
@@ -374,7 +409,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         settings = FitSettings(solver=self.solver, preconditioner=self.preconditioner,
                                regularization=config["regularization"], tol=config["tol"],
                                max_iter=self.max_iter, random_state=self.random_state,
-                               verbose=self.verbose)
+                               verbose=self.verbose,
+                               class_weights=self._class_weights(classes, codes[train]))
         selected = select_kernel(recipes, adjacency, features, codes[train], train, gammas,
                                  merge=config["merge"],
                                  max_folds=config["n_folds"] if max_folds is None else max_folds,
@@ -387,6 +423,63 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             self._choose_on_validation(adjacency, features, codes, classes, held, selected,
                                        config["merge"], policy, scoring)
         return self
+
+    def _fit_multilabel(self, graph, target, features, valid, nodelist, weight):
+        """``fit`` with several labels per node (see :mod:`~digraph_askls.models.
+        selection._multilabel`)."""
+        from ._fit_inputs import read_fit_inputs
+
+        if self.class_weight is not None:
+            raise ValueError(f"class_weight is not defined for a multi-label target (a "
+                             f"node's labels are not one class); got class_weight="
+                             f"{self.class_weight!r}: pass class_weight=None")
+        if valid is not None or not (self.cv is None or isinstance(self.cv, Integral)):
+            raise ValueError("a multi-label target is judged by folds of its labelled nodes: "
+                             "pass valid=None and cv=None or a number of folds")
+        scoring = multilabel_scoring(self.scoring)
+        inputs = read_fit_inputs(graph, {}, features, nodelist, weight)
+        Y, classes = label_indicator(target, inputs.nodes)
+        train = np.flatnonzero(Y[:, 0] >= 0)
+        if train.size < 2:
+            raise ValueError(f"at least 2 nodes must be labelled, got {train.size}")
+        self.preset_ = self._resolve_preset()
+        config = self._config(self.preset_)
+        if config["merge"] != "auto" and config["merge"] not in MULTILABEL_MERGES:
+            raise ValueError(f"merge={config['merge']!r} is not defined for a multi-label "
+                             f"target; choose from {['auto', *MULTILABEL_MERGES]}")
+        policy = DEFAULT_POLICY if self.policy is None else self.policy
+        per_label = float(np.median(Y[train].sum(axis=0)))
+        recipes = (default_kernels(train.size, inputs.features is not None,
+                                   n_nodes=len(inputs.nodes), labels_per_class=per_label,
+                                   policy=policy)
+                   if _is_auto(config["kernel"]) else
+                   as_recipes(config["kernel"], config["kernel_params"]))
+        settings = FitSettings(solver=self.solver, preconditioner=self.preconditioner,
+                               regularization=config["regularization"], tol=config["tol"],
+                               max_iter=self.max_iter, random_state=self.random_state)
+        max_folds = config["n_folds"] if self.cv is None else int(self.cv)
+        (self.kernel_, self.estimator_, self.selection_, self.cv_results_,
+         self.calibrator_, self.thresholds_) = select_multilabel(
+            recipes, inputs.adjacency, inputs.features, Y[train], train,
+            None if _is_auto(config["gamma"]) else config["gamma"], merge=config["merge"],
+            max_folds=max_folds, settings=settings, policy=policy, scoring=scoring)
+        self.nodes_ = inputs.nodes
+        self._node_index = NodeIndex(inputs.nodes)
+        self._fitted_features = fitted_features(inputs.given, inputs.features)
+        self._weight, self.train_nodes_, self._node_scores = weight, train, None
+        self.classes_, self._multilabel = np.asarray(classes), True
+        return self
+
+    def _class_weights(self, classes, train_codes):
+        """``class_weight`` as (code, weight) pairs of the labelled classes, or None."""
+        if self.class_weight is None:
+            return None
+        from ._targets import class_weights
+
+        present = np.unique(train_codes)
+        names = np.asarray(classes)[present]
+        weights = class_weights(self.class_weight, names, np.asarray(classes)[train_codes])
+        return tuple((int(code), float(weight)) for code, weight in zip(present, weights))
 
     def _folds_of_cv(self, valid):
         """``cv`` read: the most folds (None: ``n_folds``), a splitter (or None) and the
@@ -428,6 +521,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         self.kernel_, self.estimator_ = selected.kernel, selected.estimator
         self.selection_, self.cv_results_ = selected.selection, selected.cv_results
         self._node_scores = selected.node_scores
+        self.calibrator_ = selected.calibrator
         self.classes_ = np.asarray(classes)[self.estimator_.classes_]
 
     def _held_out(self, valid, node_index, codes):
@@ -488,6 +582,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             scoring=scoring)
         self.kernel_, self.estimator_ = model.kernel_, model.estimator_
         self._node_scores = model._node_scores
+        self.calibrator_ = model.calibrator_
         self.classes_ = np.asarray(classes)[np.asarray(model.classes_, dtype=np.int64)]
 
     def _indices(self, nodes):
@@ -543,6 +638,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         >>> clf.predict(["new", "other"], graph=grown).tolist()
         ['a', 'b']
         """
+        if getattr(self, "_multilabel", False):
+            decision = self.estimator_.decision_function(self._views(nodes, graph, features))
+            return (decision > self.thresholds_).astype(int)
         index = self._positions_with_scores(nodes, graph)
         if index is not None:
             codes = self.estimator_.predict_from_view_scores(
@@ -552,16 +650,43 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         return self.classes_[np.searchsorted(self.estimator_.classes_, codes)]
 
     def predict_proba(self, nodes=None, *, graph=None, features=None):
-        """Class probabilities, columns in ``classes_`` order: the stackers' (stacking
-        merges), or a softmax of the views' mean whose temperature was fitted on held-out
-        scores (the mean view as the selection fits it).
+        """Class probabilities, columns in ``classes_`` order, calibrated.
+
+        The merge's probabilities (the stackers', or a softmax of the views' mean) are
+        recalibrated by ``calibrator_``
+        (:class:`~digraph_askls.models._calibration.TemperatureCalibrator`), fitted on
+        the labelled nodes' held-out probabilities of the chosen merge: one temperature,
+        and a mixture with the labelled classes' shares weighted as one observation per
+        class, so that a handful of labels cannot give certainty (with 4 labels of 2
+        classes no probability exceeds 5/6). :meth:`predict` is the merge's arg-max, as
+        before; where the prior breaks a near tie the arg-max of these probabilities
+        may differ. A configuration fitted as given (no selection) has no calibrator
+        (``calibrator_`` is None) and answers the merge's probabilities.
 
         ``graph`` and ``features``: nodes of a grown graph, as in :meth:`predict`.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from digraph_askls import NodeClassifier
+        >>> graph = nx.DiGraph([(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (2, 3)])
+        >>> clf = NodeClassifier().fit(graph, {0: "a", 1: "a", 3: "b", 4: "b"})
+        >>> proba = clf.predict_proba([2, 5])
+        >>> bool(proba.max() <= 5 / 6), proba.argmax(axis=1).tolist()
+        (True, [0, 1])
         """
+        if getattr(self, "_multilabel", False):
+            views = self._views(nodes, graph, features)
+            if self.calibrator_ is None:           # the per-label stackers'
+                return self.estimator_.predict_proba(views)
+            return self.calibrator_.predict_proba(self.estimator_.decision_function(views))
         index = self._positions_with_scores(nodes, graph)
         if index is not None:
-            return self.estimator_.proba_from_view_scores(self._node_scores.features(index))
-        return self.estimator_.predict_proba(self._views(nodes, graph, features))
+            proba = self.estimator_.proba_from_view_scores(self._node_scores.features(index))
+        else:
+            proba = self.estimator_.predict_proba(self._views(nodes, graph, features))
+        calibrator = getattr(self, "calibrator_", None)
+        return proba if calibrator is None else calibrator.predict_proba(log_proba(proba))
 
     def decision_function(self, nodes=None, view=None, *, graph=None, features=None):
         """Decision values of ``nodes``.
@@ -592,7 +717,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             if view is None:
                 return estimator.decision_function(views)
             scores = dict(zip(("source", "target"), estimator.view_decisions(views)))
-        if estimator.classes_.size == 2:
+        if estimator.classes_.size == 2 and not getattr(self, "_multilabel", False):
             scores = {name: value[:, 0] for name, value in scores.items()}
         return scores if view == "both" else scores[view]
 
@@ -643,4 +768,4 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         """Restore a saved model; one saved before ``preconditioner``, ``policy``, ``cv``
         and ``scoring`` existed takes their defaults."""
         super().__setstate__({"preconditioner": "auto", "policy": None, "cv": None,
-                              "scoring": "accuracy", **state})
+                              "scoring": "accuracy", "class_weight": None, **state})

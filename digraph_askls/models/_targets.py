@@ -12,7 +12,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.class_weight import compute_class_weight
 
-__all__ = ["check_multilabel", "class_weights", "is_multilabel", "row_codes"]
+__all__ = ["check_multilabel", "class_weights", "is_multilabel", "label_indicator",
+           "multilabel_labels", "row_codes"]
 
 
 def is_multilabel(y):
@@ -116,3 +117,61 @@ def row_codes(Y):
     if Y.shape[1] == 1:
         return (Y[:, 0] > 0).astype(int)
     return np.argmax(Y, axis=1)
+
+
+def _label_set(value):
+    """Whether a dict value is a node's set of labels (an iterable that is not a string)."""
+    return isinstance(value, (list, tuple, set, frozenset, np.ndarray))
+
+
+def multilabel_labels(graph, labels):
+    """The multi-label target that ``NodeClassifier.fit(graph, labels)`` is given, or None
+    for one label per node: a 2-D indicator (array of at least two columns, or sparse),
+    a dict node -> labels whose values are lists, tuples or sets, or, with ``labels``
+    None, a :class:`~digraph_askls.graph.Graph`'s ``label_matrix`` (its class names
+    naming the columns)."""
+    from ..graph import Graph
+
+    if labels is None:
+        if isinstance(graph, Graph) and graph.label_matrix is not None:
+            return graph
+        return None
+    if isinstance(labels, dict):
+        return labels if labels and all(map(_label_set, labels.values())) else None
+    return labels if is_multilabel(labels) else None
+
+
+def label_indicator(target, nodes):
+    """A multi-label target (see :func:`multilabel_labels`) as a 0/1 ``int`` array in the
+    order of ``nodes``, unlabelled rows all -1, and the names of its columns.
+
+    Examples
+    --------
+    >>> Y, names = label_indicator({"a": ["x"], "c": {"x", "y"}, "d": []}, ["a", "b", "c", "d"])
+    >>> Y.tolist(), names
+    ([[1, 0], [-1, -1], [1, 1], [0, 0]], ['x', 'y'])
+    """
+    from ..graph import Graph
+
+    n = len(nodes)
+    if isinstance(target, Graph):
+        Y, _ = check_multilabel(target.label_matrix, n)
+        return Y, list(target.class_names)
+    if not isinstance(target, dict):
+        Y, _ = check_multilabel(target, n, allow_unlabelled=True)
+        return Y, list(range(Y.shape[1]))
+    position = {node: index for index, node in enumerate(nodes)}
+    unknown = [node for node in target if node not in position]
+    if unknown:
+        raise ValueError(f"the labels name nodes that are not in the graph: {unknown[:5]}")
+    names = {label for values in target.values() for label in values}
+    try:
+        names = sorted(names)
+    except TypeError:                     # labels of several types
+        names = sorted(names, key=repr)
+    column = {name: index for index, name in enumerate(names)}
+    Y = np.full((n, len(names)), -1)
+    for node, values in target.items():
+        Y[position[node]] = 0
+        Y[position[node], [column[label] for label in values]] = 1
+    return Y, names

@@ -24,6 +24,7 @@ from ._askls import AsKLSClassifier
 from ._capabilities import multiplies_both_views
 from ._checks import check_classes, check_targets, label_columns
 from ._merge import Merge
+from ._targets import class_weights
 
 __all__ = ["NodeScores", "fit_on_train_scores", "joined_products", "scores_every_node",
            "scores_all_rows"]
@@ -117,8 +118,10 @@ def fit_on_train_scores(train_kernel, y, params, verbose=False):
     K, rows = train_kernel.K, train_kernel.rows
     m, n = rows.size, K.shape[0]
     y = check_targets(y, m)
-    codes = check_classes(y, m)[1]
+    classes, codes = check_classes(y, m)
     Y = label_columns(codes)
+    weights = (None if params.get("class_weight") is None else
+               class_weights(params["class_weight"], classes, y)[codes])
     hops = getattr(K, "pair_hops", None)
     bar = tqdm(total=0, desc="AsK-LS walk steps", unit="step", disable=not verbose,
                leave=False)
@@ -134,7 +137,8 @@ def fit_on_train_scores(train_kernel, y, params, verbose=False):
 
     try:
         solution = solve_with_scores(products, rows, n, Y, params["gamma"],
-                                     rtol=params["tol"], maxiter=params["max_iter"])
+                                     rtol=params["tol"], maxiter=params["max_iter"],
+                                     weights=weights)
     except NotPositiveDefinite:
         return AsKLSClassifier(kernel="precomputed", **params).fit_kernel(train_kernel, y), None
     finally:

@@ -64,6 +64,8 @@ class Engine:
         self.folds = folds
         self.settings = settings
         self.on_sample = on_sample
+        # The class weights of the whole labelled set, read at the nodes scored.
+        self.weights = settings.node_weights(codes)
 
     def out_of_fold(self, gamma, damp_singular=True):
         """The out-of-fold scores at ``gamma``, or None if the system is singular."""
@@ -78,7 +80,7 @@ class Engine:
 
     def _solve_each_fold(self, gamma):
         return solved_out_of_fold(self.train_kernel, self.codes, gamma, self.folds,
-                                  **self.settings.solve_options())
+                                  self.weights, **self.settings.solve_options())
 
 
 class SpectralEngine(Engine):
@@ -88,7 +90,7 @@ class SpectralEngine(Engine):
 
     def __init__(self, kernel, train_kernel, codes, folds, settings, on_sample=True):
         super().__init__(kernel, train_kernel, codes, folds, settings, on_sample)
-        self.decomposition = decompose(train_kernel, for_folds=True)
+        self.decomposition = decompose(train_kernel, for_folds=True, weights=self.weights)
 
     def _out_of_fold(self, gamma):
         return spectral_out_of_fold(self.decomposition, self.codes, gamma, self.folds)
@@ -119,7 +121,7 @@ class WalkEngine(Engine):
     def _out_of_fold(self, gamma):
         return walk_out_of_fold(self.train_kernel, self.codes, gamma, self.folds,
                                 rtol=self.settings.tol, maxiter=self.settings.max_iter,
-                                verbose=self.settings.verbose)
+                                verbose=self.settings.verbose, weights=self.weights)
 
 
 class SolvedEngine(Engine):
@@ -207,15 +209,17 @@ def on_every_node(kernel, gammas, fallback, all_train, codes, folds, settings, p
         solve's.
     """
     train_kernel = restrict_kernel(kernel, all_train, all_train)
+    weights = settings.node_weights(codes)
     scored = []
     formed = None
     if len(gammas) == 1 and _factorable(train_kernel, policy):
-        scored, formed = _factorised(train_kernel, gammas[0], codes, folds)
+        scored, formed = _factorised(train_kernel, gammas[0], codes, folds, weights)
         if scored:
             return scored
     if _decomposable(train_kernel, policy):
-        decomposition = decompose(train_kernel, for_folds=True) if formed is None \
-            else decompose_dense(formed, for_folds=True)
+        decomposition = (decompose(train_kernel, for_folds=True, weights=weights)
+                         if formed is None else
+                         decompose_dense(formed, for_folds=True, weights=weights))
         for gamma in gammas:
             try:
                 scored.append((gamma, spectral_out_of_fold(decomposition, codes, gamma,
@@ -229,7 +233,7 @@ def on_every_node(kernel, gammas, fallback, all_train, codes, folds, settings, p
     if scored:
         return scored
     logger.info("gamma=%g on every labelled node: solving each fold damped", fallback)
-    return [(fallback, solved_out_of_fold(train_kernel, codes, fallback, folds,
+    return [(fallback, solved_out_of_fold(train_kernel, codes, fallback, folds, weights,
                                           **settings.solve_options()), "solved")]
 
 
@@ -244,7 +248,7 @@ def _factorable(train_kernel, policy):
             and m <= 2 * policy.spectral_max_train)
 
 
-def _factorised(train_kernel, gamma, codes, folds):
+def _factorised(train_kernel, gamma, codes, folds, weights=None):
     """``[(gamma, OutOfFold, None)]`` from one Cholesky factorisation where the block is
     symmetric (:func:`~._out_of_fold.cholesky_out_of_fold`); ``[]`` where it is
     not symmetric, or not positive definite at ``gamma`` (the caller decomposes). Also
@@ -256,7 +260,8 @@ def _factorised(train_kernel, gamma, codes, folds):
     if not is_symmetric(K):
         return [], K
     try:
-        return [(gamma, cholesky_out_of_fold((K + K.T) / 2, codes, gamma, folds), None)], K
+        return [(gamma, cholesky_out_of_fold((K + K.T) / 2, codes, gamma, folds, weights),
+                 None)], K
     except np.linalg.LinAlgError as exc:
         logger.info("gamma=%g: %s; decomposing instead", gamma, exc)
         return [], K

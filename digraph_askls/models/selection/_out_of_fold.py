@@ -80,7 +80,7 @@ def _spectral_result(decomposition, Y, gamma, intercepts, dual):
     return SolverResult(x, 0, 0, np.zeros(Y.shape[1]), "spectral")
 
 
-def cholesky_out_of_fold(K, codes, gamma, folds):
+def cholesky_out_of_fold(K, codes, gamma, folds, weights=None):
     """:class:`OutOfFold` of a symmetric dense training block at one ``gamma``, from one
     Cholesky factorisation and the inverse it gives.
 
@@ -97,13 +97,17 @@ def cholesky_out_of_fold(K, codes, gamma, folds):
     a winner at its one gamma. Same numbers as :func:`spectral_out_of_fold` up to
     rounding (``tests/test_selection.py``).
 
+    With error weights ``w`` (the weighted LS-SVM) ``C = K + diag(1 / (gamma w))`` and
+    all of the above holds as it is: a fold model's rows still read ``Y_F - c``.
+
     Raises ``numpy.linalg.LinAlgError`` where ``K + I/gamma`` is not positive definite
     (an indefinite kernel at a large gamma); the caller then decomposes.
     """
     m = K.shape[0]
     Y = label_columns(codes)
     C = np.array(K, dtype=np.float64, order="F")
-    C[np.diag_indices_from(C)] += 1.0 / float(gamma)
+    C[np.diag_indices_from(C)] += (1.0 / float(gamma) if weights is None
+                                   else 1.0 / (float(gamma) * np.asarray(weights)))
     with _decomposition_threads():
         factor, info = sla.lapack.dpotrf(C, lower=True, overwrite_a=True, clean=False)
         if info != 0:
@@ -129,7 +133,7 @@ def cholesky_out_of_fold(K, codes, gamma, folds):
 
 
 def walk_out_of_fold(train_kernel, codes, gamma, folds, *, rtol=1e-4, maxiter=None,
-                     verbose=False):
+                     verbose=False, weights=None):
     """:class:`OutOfFold` of a walk kernel, every fold in one solve.
 
     The folds' systems share every product of the kernel: a walk steps once with the
@@ -156,7 +160,9 @@ def walk_out_of_fold(train_kernel, codes, gamma, folds, *, rtol=1e-4, maxiter=No
     with tqdm(total=0, desc="AsK-LS walk steps, all folds", unit="step", disable=not verbose,
               leave=False) as bar:
         solutions = solve_many_with_scores(
-            joined_products(K, bar), [(rows[train], Y[train]) for train in trains],
+            joined_products(K, bar),
+            [(rows[train], Y[train]) if weights is None
+             else (rows[train], Y[train], weights[train]) for train in trains],
             K.shape[0], gamma, rtol=rtol, maxiter=maxiter)
     scores = np.empty((2, m, k))
     dual = np.zeros((2, m, k))
@@ -232,15 +238,17 @@ def _as_intercepts(score):
     return score - score.mean(axis=-1, keepdims=True)
 
 
-def solved_out_of_fold(train_kernel, codes, gamma, folds, **options):
+def solved_out_of_fold(train_kernel, codes, gamma, folds, weights=None, **options):
     """:class:`OutOfFold` by one solve per fold and one on all nodes (any kernel);
-    ``options``: keywords of :func:`~digraph_askls.linalg.solve_system`."""
+    ``weights``: the error weights of the nodes (None: unweighted); ``options``:
+    keywords of :func:`~digraph_askls.linalg.solve_system`."""
     m = train_kernel.shape[0]
     Y = label_columns(codes)
     k = Y.shape[1]
 
     def solve(rows):
-        system = AsKLSSystem(restrict_kernel(train_kernel, rows, rows), gamma=gamma)
+        system = AsKLSSystem(restrict_kernel(train_kernel, rows, rows), gamma=gamma,
+                             weights=None if weights is None else weights[rows])
         result = solve_system(system, Y[rows], **options)
         return (*system.split(result.x), result)
 

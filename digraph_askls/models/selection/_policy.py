@@ -3,6 +3,8 @@ settings of one fit."""
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from .._merge import Merge
 
 __all__ = ["AUTO_MERGES", "FitSettings", "SelectionPolicy", "auto_merges", "own_view"]
@@ -137,6 +139,11 @@ class FitSettings:
         Seeds the selection folds and the stackers.
     verbose : bool
         Show a walk kernel's steps in progress bars.
+    class_weights : tuple of (int, float) or None
+        The weight of each labelled class's errors, as (code, weight) pairs in the order
+        of the codes (one per class with labelled nodes) (``NodeClassifier(class_weight=...)``,
+        computed once on every labelled node, so that every fold keeps the weights of
+        the whole training set); None: unweighted.
     """
 
     solver: str = "auto"
@@ -146,6 +153,14 @@ class FitSettings:
     max_iter: object = None
     random_state: object = None
     verbose: bool = False
+    class_weights: tuple = None
+
+    def node_weights(self, codes):
+        """The error weight of each node of class codes ``codes`` as the selection numbers
+        them (``0 ..``: the labelled classes in order), or None (unweighted)."""
+        if self.class_weights is None:
+            return None
+        return np.array([weight for _, weight in self.class_weights])[np.asarray(codes)]
 
     def solve_options(self):
         """Keywords of :func:`~digraph_askls.linalg.solve_system`."""
@@ -154,10 +169,12 @@ class FitSettings:
 
     def estimator_params(self, **params):
         """Parameters of an :class:`~digraph_askls.AsKLSClassifier` under these settings,
-        with ``params`` (``gamma``, ``merge``, ``n_folds``)."""
+        with ``params`` (``gamma``, ``merge``, ``n_folds``); the class weights as a dict
+        code -> weight (``class_weight``), None without them."""
+        weights = None if self.class_weights is None else dict(self.class_weights)
         return dict(solver=self.solver, regularization=self.regularization, tol=self.tol,
                     max_iter=self.max_iter, random_state=self.random_state,
-                    preconditioner=self.preconditioner, **params)
+                    preconditioner=self.preconditioner, class_weight=weights, **params)
 
 
 def own_view(recipe):

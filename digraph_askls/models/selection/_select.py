@@ -52,7 +52,7 @@ from ._ranking import rank, selection_optimism
 from ._results import rank_rows, selection_record
 from ._scoring import Scoring, as_rows, check_scoring
 from ._single import fit_fixed
-from ._winner import assemble, choose_merge
+from ._winner import assemble, calibrate, choose_merge
 
 __all__ = ["Selected", "Selection", "merges_for", "select_kernel"]
 
@@ -308,7 +308,8 @@ def _fit_winner(best, rows, judged, merge_choices, train_codes, search):
     else:
         choice = choose_merge(best.oof.scores, codes,
                               coarsen_folds(best.folds, policy.merge_folds),
-                              best.merges or search.merges, policy.merge_cv_max, scoring)
+                              best.merges or search.merges, policy.merge_cv_max, scoring,
+                              settings.node_weights(codes))
     estimator = assemble(best, choice.merge, train_codes, settings)
     # The held-out score of the best of many candidates (and merges) flatters it: the
     # estimate measures the choice itself, by bootstrapping the held-out predictions
@@ -336,7 +337,8 @@ def _fit_winner(best, rows, judged, merge_choices, train_codes, search):
                 held_out, estimate, *interval)
     node_scores = best.oof.node_scores if choice.merge.stacking or best.oof.full_model is None \
         else None
-    return Selection(best.built, estimator, selection, rank_rows(rows), node_scores)
+    return Selection(best.built, estimator, selection, rank_rows(rows), node_scores,
+                     calibrate(estimator, best.oof, codes))
 
 
 def _vote_of(ranking):
@@ -420,7 +422,7 @@ def _merged_hits(leader, search, choices):
     choice = choose_merge(leader.oof.scores, search.codes,
                           coarsen_folds(leader.folds, search.policy.merge_folds),
                           leader.merges or search.merges, search.policy.merge_cv_max,
-                          search.scoring)
+                          search.scoring, search.settings.node_weights(search.codes))
     choices[leader.index] = (leader.oof, choice)
     return choice.rows.take(rows=[choice.chosen_row])
 
@@ -452,6 +454,7 @@ class Selection(NamedTuple):
     selection: dict
     cv_results: dict
     node_scores: object
+    calibrator: object = None
 
 
 #: The former name of :class:`Selection`.

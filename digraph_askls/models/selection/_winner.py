@@ -15,12 +15,13 @@ import numpy as np
 
 from ...linalg._dense import _one_blas_thread
 from .._askls import AsKLSClassifier
+from .._calibration import fit_merge_calibrator
 from .._merge import Merge, as_merge
 from .._mergers import JointMerger, MeanMerger, OneSidedColumn, merger_for
 from ._ranking import _views, ranking_score, selection_optimism
 from ._scoring import held_out_rows
 
-__all__ = ["MergeChoice", "assemble", "choose_merge", "merge_estimates",
+__all__ = ["MergeChoice", "assemble", "calibrate", "choose_merge", "merge_estimates",
            "merge_probabilities"]
 
 
@@ -32,7 +33,7 @@ def _columns(proba, present, n_classes):
 
 
 def merge_probabilities(merge, train_scores, train_codes, test_scores, n_classes,
-                        fitted=None):
+                        fitted=None, sample_weight=None):
     """Class probabilities of the nodes ``test_scores`` under a merge fitted on the nodes
     ``train_scores`` (both (n_views, n, k) view scores), columns ``0 .. n_classes - 1``.
 
@@ -41,13 +42,15 @@ def merge_probabilities(merge, train_scores, train_codes, test_scores, n_classes
     :class:`~digraph_askls.models._merge.Merge` or its name. ``fitted``: a dict shared by
     calls on the same training nodes, where the joint stacker, which the joint and the
     blended merges both fit, is kept by the first and read by the second.
+    ``sample_weight``: the class weights of the training nodes (None: unweighted).
     """
     merge = as_merge(merge)
     train_scores = _views(train_scores, merge.combine).transpose(1, 0, 2)
     test_scores = _views(test_scores, merge.combine).transpose(1, 0, 2)
     present = np.unique(train_codes)
     if not merge.stacking:
-        proba = MeanMerger().fit(train_scores, train_codes).predict_proba(test_scores)
+        proba = MeanMerger().fit(train_scores, train_codes,
+                                 sample_weight=sample_weight).predict_proba(test_scores)
         return proba if proba.shape[1] == n_classes else _columns(proba[:, present], present,
                                                                   n_classes)
     if merge.joint and present.size < 2:
@@ -56,8 +59,10 @@ def merge_probabilities(merge, train_scores, train_codes, test_scores, n_classes
     with _one_blas_thread():
         try:
             if merge.joint and "joint" not in fitted:    # the joint and blended merges'
-                fitted["joint"] = JointMerger().fit(train_scores, train_codes).models_[0]
+                fitted["joint"] = JointMerger().fit(
+                    train_scores, train_codes, sample_weight=sample_weight).models_[0]
             merger = merger_for(merge).fit(train_scores, train_codes,
+                                           sample_weight=sample_weight,
                                            **({"joint": fitted["joint"]} if merge.joint
                                               else {}))
         except OneSidedColumn:
@@ -66,7 +71,7 @@ def merge_probabilities(merge, train_scores, train_codes, test_scores, n_classes
     return proba if merge.combine == "stack" else _columns(proba, merger.classes_, n_classes)
 
 
-def merge_estimates(scores, codes, folds, merges, scoring=None):
+def merge_estimates(scores, codes, folds, merges, scoring=None, weights=None):
     """Cross-validated quality of each merge on out-of-fold view scores.
 
     For each fold the merge is fitted on the other folds' nodes and predicts the fold's
@@ -83,6 +88,8 @@ def merge_estimates(scores, codes, folds, merges, scoring=None):
     merges : sequence of Merge
     scoring : Scoring, optional
         The criterion (:class:`~._scoring.Scoring`); None: the accuracy.
+    weights : ndarray of shape (m,), optional
+        The class weights of the labelled nodes, the stackers' sample weights.
 
     Returns
     -------
@@ -103,7 +110,8 @@ def merge_estimates(scores, codes, folds, merges, scoring=None):
         for held, kept in zip(folds, fitted):
             train = np.setdiff1d(everything, held)
             fold = merge_probabilities(merge, scores[:, train], codes[train], scores[:, held],
-                                       n_classes, fitted=kept)
+                                       n_classes, fitted=kept, sample_weight=None
+                                       if weights is None else weights[train])
             if fold is None:
                 break
             proba[held] = fold
@@ -125,7 +133,7 @@ class MergeChoice(NamedTuple):
     chosen_row: int
 
 
-def choose_merge(scores, codes, folds, merges, merge_cv_max, scoring=None):
+def choose_merge(scores, codes, folds, merges, merge_cv_max, scoring=None, weights=None):
     """The merge to fit, the class codes its held-out predictions give the labelled nodes,
     the optimism of choosing it (:func:`~._ranking.selection_optimism`), the held-out
     rows of each merge compared (:func:`~._scoring.held_out_rows`: whether each predicts
@@ -139,9 +147,10 @@ def choose_merge(scores, codes, folds, merges, merge_cv_max, scoring=None):
     and what the Brier score does not always follow: a mean view whose probabilities are
     poorly calibrated can still rank the classes best). Above ``merge_cv_max`` nodes the
     joint stacker is kept and its least-squares stand-in gives the predictions.
+    ``weights``: the class weights of the labelled nodes (the stackers' sample weights).
     """
     if codes.size <= merge_cv_max:
-        estimates = merge_estimates(scores, codes, folds, merges, scoring)
+        estimates = merge_estimates(scores, codes, folds, merges, scoring, weights)
         if estimates:
             names = list(estimates)
             chosen = max(names, key=lambda name: (estimates[name][1], estimates[name][0]))
@@ -168,3 +177,23 @@ def assemble(best, merge, train_codes, settings):
         stacking_scores=oof.scores.transpose(1, 0, 2) if merge.stacking else None,
         view_scores=oof.scores, **settings.estimator_params(
             gamma=best.gamma, merge=merge.name, n_folds=len(best.folds)))
+
+
+def calibrate(estimator, oof, codes):
+    """The :class:`~digraph_askls.models._calibration.TemperatureCalibrator` of the
+    fitted estimator's probabilities, learnt from its merge's probabilities of the
+    labelled nodes' out-of-fold view scores (``oof``; ``codes``: their class codes,
+    ``0 ..``): one temperature, shrunk to the class prior.
+
+    Each node's view scores come from fold models that did not learn it; the merge read
+    them as it reads new nodes' (a stacker fitted on them, the mean view's temperature
+    fitted on them). Two other sources were measured on the development draws (seed 0:
+    Cora and CiteSeer with 20 labelled nodes per class, five draws each; Texas's ten
+    fixed splits pooled) and did not do better: the chosen merge's probabilities held
+    out a second time (each fold's merge fitted on the other folds' scores, from the
+    merge's cross-validation), and the stackers refitted on five folds of the scores
+    (:func:`~digraph_askls.models._calibration.held_out_merge_proba`). Figures in
+    ``docs/guide/targets.md``.
+    """
+    return fit_merge_calibrator(estimator, oof.scores.transpose(1, 0, 2), codes,
+                                n_folds=None)
