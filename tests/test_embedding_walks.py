@@ -99,6 +99,6 @@ def test_bad_parameters_and_graphs_are_refused(gensim):
 def test_a_clear_error_without_gensim(monkeypatch):
     monkeypatch.setitem(sys.modules, "gensim", None)
     monkeypatch.setitem(sys.modules, "gensim.models", None)
-    with pytest.raises(ImportError, match=r"DeepWalk needs gensim: pip install "
-                                          r"'digraph-askls\[walks\]'"):
+    with pytest.raises(ImportError, match=r'DeepWalk needs gensim: pip install '
+                                          r'"\.\[walks\]" from the repository root'):
         DeepWalk().fit(cycle(6))

@@ -1,7 +1,7 @@
 """Random-walk embeddings of the undirected graph: DeepWalk and node2vec.
 
 The walks are drawn here, all of a pass at once; the skip-gram model is gensim's
-``Word2Vec`` (the optional extra ``digraph-askls[walks]``).
+``Word2Vec`` (the optional extra ``walks``: ``pip install ".[walks]"`` from the repository root).
 
 References: B. Perozzi, R. Al-Rfou, S. Skiena, "DeepWalk: Online Learning of Social
 Representations", KDD 2014. A. Grover, J. Leskovec, "node2vec: Scalable Feature Learning
@@ -129,7 +129,7 @@ class Node2Vec(FittedAttributesMixin, BaseEstimator):
     embedding kernel ``K = U U^T`` is symmetric and AsK-LS on it is the LS-SVM (the
     paper's Proposition 2).
 
-    Needs gensim (``pip install digraph-askls[walks]``). With an integer
+    Needs gensim (``pip install ".[walks]"`` from the repository root). With an integer
     ``random_state`` the walks and the training (one worker thread, a seed, and a
     process-independent hash) are reproducible.
 
@@ -204,7 +204,8 @@ class Node2Vec(FittedAttributesMixin, BaseEstimator):
             from gensim.models import Word2Vec
         except ImportError as error:
             raise ImportError(f"{type(self).__name__} needs gensim: pip install "
-                              "'digraph-askls[walks]'") from error
+                              "\".[walks]\" from the repository root (or pip install "
+                              "gensim)") from error
         sizes = {name: check_param(getattr(self, name), name, int, 1) for name in (
             "n_components", "n_walks", "walk_length", "window", "n_negative", "epochs")}
         p, q = (check_param(value, name, float, 0.0)
