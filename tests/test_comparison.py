@@ -530,3 +530,36 @@ def test_every_table_of_the_page_fits_a_narrow_column():
     assert "| chameleon | fixed | no ¹ |" in text and "| cora | 20 per class | yes |" in text
     # the rows the duplicated pages decide are said so under the headline
     assert "fixed splits of chameleon (0.823) and squirrel (0.796)" in text
+
+
+def test_the_command_redraws_the_page_the_figure_and_the_twin_breakdown_from_the_cells(
+        tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from digraph_askls import cli
+
+    rng = np.random.default_rng(5)
+
+    def cell(method, split, accuracy, **more):
+        return {"protocol": "fixed", "graph": "chameleon", "method": method, "split": split,
+                "seed": comparison.SEALED_SEED, "accuracy": accuracy, "seconds": 1.0,
+                "n_labelled": 1821, "n_test": 456, **more}
+
+    main = [cell(method, s, base + rng.normal(0, 0.01))
+            for method, base in (("AsK-LS default (validated)", 0.81), ("Dir-GNN", 0.80))
+            for s in range(10)]
+    main += [cell("twin baseline", s, 0.82, accuracy_twin=0.98, accuracy_no_twin=0.21,
+                  n_test_twin=362) for s in range(10)]
+    rerun = [cell("AsK-LS default (validated)", s, main[s]["accuracy"], accuracy_twin=0.92,
+                  accuracy_no_twin=0.41, n_test_twin=362) for s in range(3)]
+    for name, cells in (("comparison-cells.jsonl", main),
+                        ("comparison-twins-cells.jsonl", rerun)):
+        (tmp_path / name).write_text("".join(json.dumps(c) + "\n" for c in cells))
+    assert cli.main(["table", "comparison", "--cached-only", "--out", str(tmp_path),
+                     "--quiet"]) == 0
+    capsys.readouterr()
+    text = (tmp_path / "comparison.md").read_text()
+    assert "| chameleon | fixed | no ¹ |" in text
+    assert "| chameleon | AsK-LS default (validated) (3 of 10 splits †) |" in text
+    assert "| 0.920 | 0.410 |" in text
+    assert (tmp_path / "comparison.png").stat().st_size > 10_000
+    assert json.loads((tmp_path / "comparison.json").read_text())
