@@ -111,9 +111,11 @@ def plot_comparison(cells, path=None, n_columns=4):
         ax.set_visible(False)
     axes[0, 0].set_yticks(range(len(methods)), methods)
     axes[0, 0].invert_yaxis()
-    fig.supxlabel("test accuracy (mean and 95 % interval over the splits)", fontsize=8)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.legend(handles=_legend(plt), loc="lower center", ncol=6, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.supxlabel("test accuracy (mean and 95 % interval over the splits)", fontsize=8,
+                  y=0.035)
+    fig.legend(handles=_legend(plt), loc="lower center", ncol=6, fontsize=7, frameon=False,
+               bbox_to_anchor=(0.5, 0.0))
     if path is not None:
         fig.savefig(path, dpi=110)
     return fig
