@@ -43,7 +43,8 @@ from .kernels._smoothed import normalized_undirected
 
 __all__ = ["random_splits", "class_splits", "fixed_splits", "evaluate_node_classifier",
            "TrialResults", "kernel_family", "takes_valid", "linear_reference_features",
-           "expected_calibration_error", "multilabel_splits", "top_k_f1"]
+           "expected_calibration_error", "multilabel_splits", "top_k_f1", "twin_baseline",
+           "has_twin"]
 
 logger = logging.getLogger(__name__)
 
@@ -226,6 +227,138 @@ def fixed_splits(graph, train_on_valid=False):
             train = np.union1d(train, valid)
         triples.append((("fixed", index), train, test))
     return triples
+
+
+def _link_groups(adjacency):
+    """A group number per node for its set of out-links and one for its set of in-links:
+    two nodes share a number when their non-empty sets of neighbours are identical; -1
+    for a node without links that way. Each set is hashed as two sums of random 64-bit
+    words, one per neighbour, with its size: no loop over pairs of nodes."""
+    adjacency = sparse.csr_array(adjacency)
+    if adjacency.ndim != 2 or adjacency.shape[0] != adjacency.shape[1]:
+        raise ValueError(f"expected a square adjacency matrix, got shape {adjacency.shape}")
+    words = np.random.default_rng(0).integers(0, 2**63, (2, adjacency.shape[0]),
+                                              dtype=np.uint64)
+    groups = []
+    for matrix in (adjacency, adjacency.T.tocsr()):
+        matrix = sparse.csr_array(matrix, copy=True)
+        matrix.sum_duplicates()
+        sizes = np.diff(matrix.indptr)
+        rows = np.repeat(np.arange(matrix.shape[0]), sizes)
+        keys = np.zeros((matrix.shape[0], 3), dtype=np.uint64)
+        for column in range(2):
+            np.add.at(keys[:, column], rows, words[column][matrix.indices])
+        keys[:, 2] = sizes
+        _, number = np.unique(keys, axis=0, return_inverse=True)
+        groups.append(np.where(sizes > 0, number.ravel(), -1))
+    return groups
+
+
+def _twin_votes(adjacency, labels, train, nodes):
+    """Labels of each node's twins among ``train`` (itself left out), as vote counts per
+    class: one (n_nodes, n_classes) array for the out-link twins, one for the in-link."""
+    labels = _check_codes(labels)
+    train = np.asarray(train, dtype=np.int64)
+    nodes = np.asarray(nodes, dtype=np.int64)
+    if train.size and labels[train].min() < 0:
+        raise ValueError("expected labelled training nodes, got a node of label -1")
+    n_classes = int(labels.max()) + 1
+    votes = []
+    for group in _link_groups(adjacency):
+        counts = np.zeros((group.max() + 2, n_classes), dtype=np.int64)
+        np.add.at(counts, (group[train], labels[train]), 1)
+        counts[-1] = 0                                  # the row of "no links"
+        mine = counts[group[nodes]]
+        own = np.isin(nodes, train)
+        mine[np.flatnonzero(own), labels[nodes[own]]] -= 1
+        votes.append(mine)
+    return votes
+
+
+def has_twin(adjacency, train, nodes):
+    """Whether each of ``nodes`` has a *twin* among the nodes ``train``: another node with
+    the same non-empty set of out-links, or the same non-empty set of in-links.
+
+    Duplicated pages make such twins common in some benchmarks (about 80 % of the nodes
+    of Chameleon and Squirrel; Platonov et al., ICLR 2023), where copying a twin's label
+    scores well without learning anything (:func:`twin_baseline`).
+
+    Parameters
+    ----------
+    adjacency : sparse matrix of shape (n_nodes, n_nodes)
+        ``adjacency[i, j] != 0`` for a link ``i -> j``; weights are ignored.
+    train : array of int
+        The labelled nodes a twin may be.
+    nodes : array of int
+        The nodes to look up (a node is not its own twin).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (len(nodes),)
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> # nodes 0 and 1 both link to 2 and 3; node 4 links to 3 alone
+    >>> adjacency = sparse.csr_array(([1] * 5, ([0, 0, 1, 1, 4], [2, 3, 2, 3, 3])),
+    ...                              shape=(5, 5))
+    >>> has_twin(adjacency, train=[0], nodes=[0, 1, 4]).tolist()
+    [False, True, False]
+    """
+    labels = np.zeros(sparse.csr_array(adjacency).shape[0], dtype=np.int64)
+    return np.logical_or(*(votes.sum(axis=1) > 0
+                           for votes in _twin_votes(adjacency, labels, train, nodes)))
+
+
+def twin_baseline(adjacency, labels, train, nodes):
+    """Predict by copying labels of twins: the reference a node classifier must beat on
+    graphs with duplicated nodes.
+
+    Each node of ``nodes`` takes the majority label of the training nodes that have the
+    same non-empty set of out-links (ties: the lower class code); failing such nodes,
+    of those with the same non-empty set of in-links; failing those too, the majority
+    class of the training nodes. Nothing is fitted and no attribute is read.
+
+    Parameters
+    ----------
+    adjacency : sparse matrix of shape (n_nodes, n_nodes)
+        ``adjacency[i, j] != 0`` for a link ``i -> j``; weights are ignored.
+    labels : array of int, shape (n_nodes,)
+        Class codes; only those of ``train`` are read.
+    train : array of int
+        The labelled nodes.
+    nodes : array of int
+        The nodes to predict.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (len(nodes),)
+
+    See Also
+    --------
+    has_twin : which nodes have a twin to copy.
+
+    Examples
+    --------
+    >>> from scipy import sparse
+    >>> # 0 and 1 link to 2 and 3; 4 and 5 are linked from 2 alone; 6 has no link
+    >>> adjacency = sparse.csr_array(([1] * 6, ([0, 0, 1, 1, 2, 2], [2, 3, 2, 3, 4, 5])),
+    ...                              shape=(7, 7))
+    >>> labels = [1, 1, 2, 2, 0, 0, 2]
+    >>> twin_baseline(adjacency, labels, train=[0, 2, 3, 5], nodes=[1, 4, 6]).tolist()
+    [1, 0, 2]
+    """
+    labels = _check_codes(labels)
+    train = np.asarray(train, dtype=np.int64)
+    if train.size == 0:
+        raise ValueError("expected at least one training node, got none")
+    out_votes, in_votes = _twin_votes(adjacency, labels, train, nodes)
+    majority = int(np.argmax(np.bincount(labels[train])))
+    predicted = np.full(len(out_votes), majority, dtype=np.int64)
+    for votes in (in_votes, out_votes):                 # out-links win: applied last
+        found = votes.sum(axis=1) > 0
+        predicted[found] = votes[found].argmax(axis=1)
+    return predicted
 
 
 def linear_reference_features(adjacency, features):

@@ -165,8 +165,18 @@ def _command_comparison(args, notes):
     if not cells:
         raise ValueError(f"no measured cell of seed {seed} in {cells_path}; run without "
                          f"--cached-only, with --data-home naming the datasets' folder")
-    markdown = _comparison_report.format_comparison(cells, seed)
+    # the rerun that split the fixed splits' accuracy by twins: <name>-twins-cells.jsonl
+    twins_path = cells_path.with_name(cells_path.name.replace("-cells", "-twins-cells"))
+    twins = [] if twins_path == cells_path else [
+        cell for cell in _comparison.load_cells(twins_path).values() if cell["seed"] == seed]
+    markdown = _comparison_report.format_comparison(cells, seed, twins)
     _report("comparison", _comparison_report.summarize(cells), markdown, out)
+    try:
+        from experiments._comparison_plot import plot_comparison
+
+        plot_comparison(cells, out / "comparison.png")
+    except ImportError as error:
+        notes.write(f"no figure: {error}")
     return 0
 
 

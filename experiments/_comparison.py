@@ -9,6 +9,12 @@ Protocols (:data:`COMPARISON_PROTOCOLS`):
 * ``"planetoid"``: the Planetoid public split of Cora and CiteSeer (20 per class, 500
   validation nodes); one split, so its 10 "splits" are 10 training seeds.
 
+On the fixed splits a reference runs too: the *twin baseline*
+(:func:`~digraph_askls.evaluation.twin_baseline`), which copies the label of a labelled
+node with the same out-links (or in-links), and every cell there records its accuracy on
+the test nodes with such a twin and on those without (``accuracy_twin``,
+``accuracy_no_twin``, ``n_test_twin``).
+
 Every method gets the same labelled nodes and nothing else, and chooses its settings from
 them: AsK-LS's default by its own cross-validation; each peer by validation accuracy on a
 part of them (:mod:`._comparison_peers`): the split's validation nodes where the split has
@@ -39,7 +45,8 @@ from ._cells import split_key
 from ._gnn import _stratified_share
 
 __all__ = ["COMPARISON_PROTOCOLS", "COMPARISON_METHODS", "DEVELOPMENT_SEED", "SEALED_SEED",
-           "HEADLINE", "comparison_tasks", "is_stale", "load_cells", "run_comparison"]
+           "HEADLINE", "REFERENCES", "comparison_tasks", "is_stale", "load_cells",
+           "run_comparison", "twin_breakdown"]
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +75,10 @@ COMPARISON_METHODS = ("AsK-LS default", "AsK-LS default (train part)",
                       "AsK-LS default (validated)", "MLP", "GCN", "GAT",
                       "APPNP", "GCNII", "GraphSAGE", "Dir-GNN", "SGC", "C&S",
                       "label propagation", "MagNet", "DiGCN", "GCNII (authors' depth)",
-                      "Dir-GNN (authors' patience)")
+                      "Dir-GNN (authors' patience)", "twin baseline")
+
+#: Methods that are references, not peers: never the best peer of a row.
+REFERENCES = ("twin baseline",)
 
 #: Which accuracy of a peer the tables read, fixed before any run: the model of the best
 #: validation epoch, trained on the part of the labelled nodes it does not validate on (the
@@ -191,7 +201,36 @@ def _run_askls(graph, protocol, method, task):
     selection = model.selection_
     return {"accuracy": accuracy, "seconds": seconds, "estimate": selection.get("accuracy"),
             "config": {"kernel": " ".join(repr(selection.get("kernel")).split()),
-                       "gamma": selection.get("gamma"), "merge": selection.get("merge")}}
+                       "gamma": selection.get("gamma"), "merge": selection.get("merge")},
+            **twin_breakdown(predicted == graph.labels[task["test"]], task.get("twins"))}
+
+
+def _run_twins(graph, task):
+    """The twin baseline on the labelled nodes of the split (nothing fitted or chosen)."""
+    from digraph_askls.evaluation import twin_baseline
+
+    start = time.perf_counter()
+    predicted = twin_baseline(graph.adjacency, graph.labels, task["labelled"], task["test"])
+    seconds = time.perf_counter() - start
+    right = predicted == graph.labels[task["test"]]
+    return {"accuracy": float(right.mean()), "seconds": seconds,
+            **twin_breakdown(right, task.get("twins"))}
+
+
+def twin_breakdown(right, twins):
+    """Accuracy on the test nodes with a twin among the labelled nodes and on those
+    without, from whether each test node was predicted right ({} without ``twins``).
+
+    >>> right, twins = np.array([1, 0, 1, 1]), np.array([1, 1, 0, 0])
+    >>> twin_breakdown(right, twins)
+    {'accuracy_twin': 0.5, 'accuracy_no_twin': 1.0, 'n_test_twin': 2}
+    """
+    if twins is None:
+        return {}
+    right, twins = np.asarray(right, dtype=bool), np.asarray(twins, dtype=bool)
+    part = (lambda mask: float(right[mask].mean()) if mask.any() else None)
+    return {"accuracy_twin": part(twins), "accuracy_no_twin": part(~twins),
+            "n_test_twin": int(twins.sum())}
 
 
 _GRAPHS = {}
@@ -210,7 +249,13 @@ def _tasks(name, protocol, seed, data_home):
     """The splits of a (graph, protocol, seed), drawn once per process."""
     key = (name, protocol, seed, data_home)
     if key not in _TASKS:
-        _TASKS[key] = comparison_tasks(_graph(name, data_home), protocol, seed, data_home)
+        graph = _graph(name, data_home)
+        _TASKS[key] = comparison_tasks(graph, protocol, seed, data_home)
+        if protocol == "fixed":
+            from digraph_askls.evaluation import has_twin
+
+            for task in _TASKS[key]:
+                task["twins"] = has_twin(graph.adjacency, task["labelled"], task["test"])
     return _TASKS[key]
 
 
@@ -223,10 +268,14 @@ def run_cell(job):
     if method.startswith("AsK-LS"):
         measured = _run_askls(graph, protocol, method, task)
         where = "cpu, 1 BLAS thread"
+    elif method in REFERENCES:
+        measured = _run_twins(graph, task)
+        where = "cpu"
     else:
         from ._comparison_peers import run_peer
 
-        measured = run_peer(graph, name, method, task, device=device, protocol=protocol)
+        measured = run_peer(graph, name, method, task, device=device, protocol=protocol,
+                            twins=task.get("twins"))
         measured["accuracy"] = measured[HEADLINE[protocol]]
         where = device
     cell = {"protocol": protocol, "graph": name, "method": method, "seed": seed,
@@ -239,6 +288,8 @@ def run_cell(job):
 def _runs_on(method, name, protocol):
     if method.startswith("AsK-LS"):
         return True
+    if method in REFERENCES:
+        return protocol == "fixed"
     from ._comparison_peers import runs_on
 
     return runs_on(method, name, protocol)
@@ -299,7 +350,7 @@ def run_comparison(cells_path, protocols=None, methods=COMPARISON_METHODS, seed=
     path.parent.mkdir(parents=True, exist_ok=True)
     jobs = comparison_jobs(protocols, methods, seed, data_home, device, load_cells(path),
                            graphs)
-    if any(not job[2].startswith("AsK-LS") for job in jobs):
+    if any(not job[2].startswith("AsK-LS") and job[2] not in REFERENCES for job in jobs):
         from ._gnn_models import SIGNED_METHODS, import_torch
 
         # A clear ImportError before hours of cells.

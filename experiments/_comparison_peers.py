@@ -332,7 +332,8 @@ def _refit(inputs, method, config, labelled, epochs, seed):
     return _train(inputs, method, config, labelled, None, seed, max(epochs, 1))[0]
 
 
-def run_peer(graph, graph_name, method, task, device="cpu", inputs=None, protocol=None):
+def run_peer(graph, graph_name, method, task, device="cpu", inputs=None, protocol=None,
+             twins=None):
     """Search, choose and refit ``method`` on one split; the cell's measurements.
 
     Parameters
@@ -349,6 +350,10 @@ def run_peer(graph, graph_name, method, task, device="cpu", inputs=None, protoco
         A torch device ("cpu", "cuda").
     inputs : _Inputs, optional
         The graph's tensors, when a caller keeps them between splits.
+    twins : array of bool, optional
+        Which test nodes have a twin among the labelled nodes
+        (:func:`~digraph_askls.evaluation.has_twin`): the early-stopped accuracy is then
+        also given on each part.
 
     Returns
     -------
@@ -357,7 +362,8 @@ def run_peer(graph, graph_name, method, task, device="cpu", inputs=None, protoco
         nodes, ``config`` chosen,
         ``best_epoch``, ``valid_accuracy``, ``seconds`` (the whole search and refit),
         ``seconds_config`` (the chosen configuration's training and its refit) and
-        ``n_configs``.
+        ``n_configs``; with ``twins``, ``accuracy_twin``, ``accuracy_no_twin`` and
+        ``n_test_twin`` (:func:`~._comparison.twin_breakdown`).
     """
     inputs = inputs or _Inputs(graph, device)
     torch = inputs.torch
@@ -383,7 +389,11 @@ def run_peer(graph, graph_name, method, task, device="cpu", inputs=None, protoco
         torch.cuda.synchronize()
     refit_accuracy = {} if refit is None else {"accuracy_refit": _accuracy(refit, inputs.y,
                                                                            test)}
+    from ._comparison import twin_breakdown
+
+    right = (guess[test] == inputs.y[test]).cpu().numpy()
     return {"accuracy_early": _accuracy(guess, inputs.y, test), **refit_accuracy,
+            **twin_breakdown(right, twins),
             "valid_accuracy": accuracy, "config": config, "best_epoch": int(best_epoch),
             "epochs_run": int(n_epochs), "n_configs": len(trials),
             "seconds": time.perf_counter() - start,

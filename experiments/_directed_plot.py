@@ -23,7 +23,7 @@ def plot_directed(rows, path=None, n_columns=3):
     Parameters
     ----------
     rows : list of dict
-        Output of :func:`~digraph_askls.experiments.run_directed`.
+        Output of :func:`~experiments.run_directed`.
     path : str or os.PathLike, optional
         Where to save the figure (PNG); the figure is returned either way.
     n_columns : int, default=3
@@ -108,7 +108,7 @@ def plot_tradeoff(rows, path=None):
     Parameters
     ----------
     rows : list of dict
-        Output of :func:`~digraph_askls.experiments.run_gnn_table` or ``run_directed``.
+        Output of :func:`~experiments.run_gnn_table` or ``run_directed``.
     path : str or os.PathLike, optional
         Where to save the figure (PNG); the figure is returned either way.
 

@@ -3,7 +3,7 @@
 :class:`GNNClassifier` trains one of the peers of :data:`GNN_METHODS` (PyTorch Geometric
 and PyTorch Geometric Signed Directed, with their authors' settings from
 :data:`GNN_CONFIGS`) on the labelled nodes of a graph, so that
-:func:`~digraph_askls.experiments.evaluate_node_classifier` runs it on the same splits as
+:func:`~experiments.evaluate_node_classifier` runs it on the same splits as
 AsK-LS. The optional packages come with ``pip install "digraph-askls[gnn]"``.
 """
 

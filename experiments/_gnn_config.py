@@ -2,7 +2,7 @@
 
 Each entry of :data:`GNN_CONFIGS` gives the model's settings, its training settings and the
 file they come from (repository, path, commit). One training rule serves all of them
-(:class:`~digraph_askls.experiments.GNNClassifier`): Adam on the cross-entropy of the
+(:class:`~experiments.GNNClassifier`): Adam on the cross-entropy of the
 training nodes, full batch, the weights of the best validation epoch kept, training stopped
 after ``patience`` epochs without a better validation ``criterion`` or at ``max_epochs``.
 Where an author's script stops by another rule, the docs (``docs/results/gnn.md``) say so.

@@ -395,9 +395,9 @@ def build_model(method, config, features, adjacency, n_classes):
     Parameters
     ----------
     method : str
-        A name of :data:`~digraph_askls.experiments.GNN_METHODS`.
+        A name of :data:`~experiments.GNN_METHODS`.
     config : dict
-        Its settings (:func:`~digraph_askls.experiments._gnn_config.get_config`).
+        Its settings (:func:`~experiments._gnn_config.get_config`).
     features : torch.Tensor of shape (n_nodes, n_features)
         Node attributes (float32).
     adjacency : sparse matrix of shape (n_nodes, n_nodes)

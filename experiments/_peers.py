@@ -2,7 +2,7 @@
 
 The peers (personalised-PageRank votes and heat diffusion) are the baselines a directed
 graph classifier must beat. They are wrapped so that
-:func:`~digraph_askls.experiments.evaluate_node_classifier` runs them on the same splits
+:func:`~experiments.evaluate_node_classifier` runs them on the same splits
 as AsK-LS: ``fit(graph, labels)`` with ``-1`` for unlabelled nodes, ``predict(nodes)``.
 scikit-network is an optional dependency (``pip install "digraph-askls[peers]"``).
 """
