@@ -535,7 +535,7 @@ def test_every_table_of_the_page_fits_a_narrow_column():
 def test_the_command_redraws_the_page_the_figure_and_the_twin_breakdown_from_the_cells(
         tmp_path, capsys):
     pytest.importorskip("matplotlib")
-    from digraph_askls import cli
+    from experiments import _cli as cli
 
     rng = np.random.default_rng(5)
 
