@@ -146,7 +146,8 @@ def test_bad_hyper_parameters_of_the_search_and_the_peer(cls, params, match):
 @pytest.mark.parametrize("y, error, match", [
     ([0.0, 1.0, np.nan, 1.0], ValueError, r"1 NaN value\(s\) among 4 \(first at index 2\)"),
     ([np.nan] * 4, ValueError, "NaN"),
-    (np.zeros((4, 2)), ValueError, r"1d array, got an array of shape \(4, 2\)"),
+    # a 2-D target is a multi-label indicator: only 0 and 1
+    (np.full((4, 2), 2), ValueError, r"multi-label target must hold only 0, 1 .* got 2"),
     ([0.5, 1.5, 0.5, 2.5], ValueError, "Unknown label type: continuous"),
     ([0, 1, 0], ValueError, "inconsistent numbers of samples|one label per training sample"),
     ("abcd", TypeError, "y must be an array-like of class labels, got str"),
@@ -167,7 +168,10 @@ def test_a_column_of_labels_warns_and_fits_as_a_vector():
 @pytest.mark.parametrize("labels, error, match", [
     ([0, 0, np.nan, 1, 1, -1], ValueError, r"must not be NaN \(node 2\)"),
     (np.full(6, np.nan), ValueError, "must not be NaN"),
-    (np.zeros((6, 2)), ValueError, r"one-dimensional .* got shape \(6, 2\)"),
+    # NodeClassifier reads a 2-D target as labels per node (0, 1, or a row of -1);
+    # the deprecated NodeClassifierCV takes one label per node
+    (np.full((6, 2), 2), ValueError, r"multi-label target must hold only -1, 0, 1 .* got 2"
+                                     r"|labels must be one-dimensional .* got shape \(6, 2\)"),
     ([0.5, 0.5, -1, 1.5, 1.5, -1], ValueError, "whole numbers"),
     ({0: "a", 9: "b"}, ValueError, r"not in the graph, e.g. \[9\]"),
     ([0, 1, 1], ValueError, r"one entry per node \(6\), got 3"),
