@@ -288,14 +288,14 @@ def _cells(default, peer, name="GCN", protocol="60/40", graph="cora"):
 def test_the_paired_verdict_says_behind_when_a_peer_wins_every_split():
     rng = np.random.default_rng(0)
     default = 0.80 + rng.normal(0, 0.01, 10)
-    row, = paired_rows(_cells(default, default + 0.03 + rng.normal(0, 0.005, 10)))
+    row, = paired_rows(_cells(default, default + 0.03 + rng.normal(0, 0.005, 10)), min_peers=1)
     assert row["verdict"] == "behind" and row["high"] < 0 and row["p"] < 0.01
 
 
 def test_the_paired_verdict_says_level_within_the_noise():
     rng = np.random.default_rng(1)
     default = 0.80 + rng.normal(0, 0.01, 10)
-    row, = paired_rows(_cells(default, default + rng.normal(0, 0.02, 10)))
+    row, = paired_rows(_cells(default, default + rng.normal(0, 0.02, 10)), min_peers=1)
     assert row["verdict"] == "level" and row["low"] < 0 < row["high"]
 
 
@@ -563,3 +563,30 @@ def test_the_command_redraws_the_page_the_figure_and_the_twin_breakdown_from_the
     assert "| 0.920 | 0.410 |" in text
     assert (tmp_path / "comparison.png").stat().st_size > 10_000
     assert json.loads((tmp_path / "comparison.json").read_text())
+
+
+def test_a_row_with_fewer_than_eight_complete_peers_is_shown_but_not_judged():
+    from experiments._comparison_report import MIN_PEERS, verdict_counts
+
+    rng = np.random.default_rng(2)
+    default = 0.8 + rng.normal(0, 0.01, 10)
+    peers = ["MLP", "GCN", "GAT", "APPNP", "GraphSAGE", "SGC", "C&S", "label propagation"]
+    cells = [{"protocol": "20 per class", "graph": "cora", "method": "AsK-LS default",
+              "split": s, "seed": 1, "accuracy": default[s], "n_labelled": 100,
+              "n_test": 500, "seconds": 1.0} for s in range(10)]
+    cells += [{"protocol": "20 per class", "graph": "cora", "method": method, "split": s,
+               "seed": 1, "accuracy": 0.6 + rng.normal(0, 0.01), "seconds": 1.0}
+              for method in peers for s in range(10 if method != "MLP" else 9)]
+    row, = paired_rows(cells)
+    assert (row["n_peers"], row["verdict"], row["p_holm"]) == (MIN_PEERS - 1, "not judged", None)
+    assert verdict_counts([row]) == {"ahead": 0, "level": 0, "behind": 0}
+    cells += [{**cells[-1], "method": "MLP", "split": 9}]     # the eighth peer completes
+    row, = paired_rows(cells)
+    assert (row["n_peers"], row["verdict"]) == (MIN_PEERS, "ahead")
+    assert "not judged † (7 of 8 peers)" in format_comparison(cells[:-1], seed=1)
+
+
+def test_the_stated_rule_names_the_peers_a_row_needs():
+    from experiments._comparison_report import MIN_PEERS, RULE
+
+    assert f"at least {MIN_PEERS} peers have run on all 10 splits" in RULE
