@@ -406,7 +406,34 @@ def _twin_warning(cells, rows):
             "*Duplicated pages* below and the filtered graphs)."]
 
 
+#: Graphs most of whose nodes duplicate another node's links (a labelled twin's label is
+#: the answer): their rows form a family of their own, beside the headline, not in it.
+DUPLICATED = ("chameleon", "squirrel")
+
+
+def split_duplicated(cells):
+    """The cells of the headline rows and those of the graphs with duplicated pages."""
+    cells = list(cells)
+    return ([cell for cell in cells if cell["graph"] not in DUPLICATED],
+            [cell for cell in cells if cell["graph"] in DUPLICATED])
+
+
+def _duplicated_section(cells):
+    if not cells:
+        return []
+    rows = paired_rows(cells)
+    return [
+        "## Chameleon and Squirrel with their duplicated pages", "",
+        "About 80 % of their nodes share their out-links with another node, and copying a "
+        "labelled twin's label is right 98 % of the time: these rows mostly measure "
+        "memorisation of duplicated pages, so they form their own family (same rule, Holm "
+        "over these rows) and stay out of the headline's counts. Their filtered versions "
+        "(chameleon-filtered, squirrel-filtered) are in the headline.", "",
+        *_paired_table(rows), *_twin_warning(cells, rows), ""]
+
+
 def _headline_sections(cells):
+    cells, duplicated = split_duplicated(cells)
     matched = paired_rows(cells)
     refit = paired_rows(cells, metric="accuracy_refit", default=DEFAULT)
     return [
@@ -414,12 +441,14 @@ def _headline_sections(cells):
         "On the datasets' own splits (fixed, Planetoid) the default is *(validated)*: it "
         "fits the nodes the networks fit and chooses on the validation nodes, as they do. "
         "On the random draws it is the default fitted on the drawn nodes, which every "
-        "method gets alike.", "", *_paired_table(matched), *_twin_warning(cells, matched), "",
+        "method gets alike.", "", *_paired_table(matched), "",
         "![The default and its peers, row by row](comparison.png)", "",
+        *_duplicated_section(duplicated),
         "## The default on all labelled nodes, against the peers refit on them", "",
         "`AsK-LS default` fits every labelled node (fixed splits: training and validation "
         "nodes); beside it each peer's chosen configuration trained again on every "
-        "labelled node for its best epoch count. Same rule, Holm over these rows.", "",
+        "labelled node for its best epoch count. Same rule, Holm over these rows (the "
+        "graphs with duplicated pages aside, as in the headline).", "",
         *_paired_table(refit), ""]
 
 

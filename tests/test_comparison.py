@@ -590,3 +590,20 @@ def test_the_stated_rule_names_the_peers_a_row_needs():
     from experiments._comparison_report import MIN_PEERS, RULE
 
     assert f"at least {MIN_PEERS} peers have run on all 10 splits" in RULE
+
+
+def test_the_graphs_with_duplicated_pages_are_a_family_of_their_own():
+    from pathlib import Path
+
+    from experiments._comparison_report import split_duplicated
+
+    path = Path(__file__).resolve().parents[1] / "docs/results/comparison-cells.jsonl"
+    cells = [cell for cell in comparison.load_cells(path).values()
+             if cell["seed"] == comparison.SEALED_SEED]
+    headline, duplicated = split_duplicated(cells)
+    assert {cell["graph"] for cell in duplicated} == {"chameleon", "squirrel"}
+    assert not {"chameleon", "squirrel"} & {row["graph"] for row in paired_rows(headline)}
+    text = format_comparison(cells)
+    top, rest = text.split("## Chameleon and Squirrel with their duplicated pages")
+    assert "| chameleon | fixed |" not in top and "| chameleon | fixed |" in rest
+    assert "| chameleon-filtered | fixed |" in top
