@@ -170,3 +170,53 @@ def test_the_command_line_guides_example_prints_what_it_shows(tmp_path):
                                 capture_output=True, text=True, timeout=600)
         assert result.returncode == 0, result.stderr
         assert _without_timings(result.stdout) == _without_timings(shown)
+
+
+def _prose_paragraphs(text):
+    """The README's prose paragraphs: code blocks, tables, headings, figures aside, each
+    list item a paragraph of its own."""
+    inside, paragraph, paragraphs = False, [], []
+    for line in text.splitlines() + [""]:
+        if line.startswith("```"):
+            inside, paragraph = not inside, []
+            continue
+        if inside:
+            continue
+        if not line.strip() or line.startswith(("|", "#", "![", "- ")):
+            if paragraph:
+                paragraphs.append(" ".join(paragraph))
+            paragraph = [line] if line.startswith("- ") else []
+            continue
+        paragraph.append(line.strip())
+    return paragraphs
+
+
+def test_no_prose_paragraph_of_the_readme_is_over_400_characters():
+    paragraphs = _prose_paragraphs((REPO / "README.md").read_text())
+    assert len(paragraphs) > 10
+    assert [p[:60] for p in paragraphs if len(p) > 400] == []
+
+
+def test_the_readme_counts_are_those_of_the_corrected_table():
+    import re
+
+    from experiments import _comparison
+    from experiments._comparison_report import paired_rows, split_duplicated, verdict_counts
+
+    cells = [cell for cell in _comparison.load_cells(
+        REPO / "docs/results/comparison-cells.jsonl").values()
+        if cell["seed"] == _comparison.SEALED_SEED]
+    rows = paired_rows(split_duplicated(cells)[0])
+    counts = verdict_counts(rows)
+    text = (REPO / "README.md").read_text()
+    said = re.search(r"ahead on (\d+) of (\d+)\s+judged rows, level on (\d+) and behind on "
+                     r"(\d+)", text)
+    assert said, "the README's summary sentence"
+    assert tuple(map(int, said.groups())) == (counts["ahead"], sum(counts.values()),
+                                              counts["level"], counts["behind"])
+    table = [line for line in text.splitlines()
+             if line.startswith("| ") and line.count("|") == 7 and "graph" not in line]
+    assert len(table) == len(rows)
+    for line, row in zip(table, rows):
+        assert line.startswith(f"| {row['graph']} | {row['protocol']}")
+        assert f"| {row['default']:.3f} |" in line and row["peer"] in line
