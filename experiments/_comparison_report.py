@@ -326,7 +326,7 @@ def verdict_counts(rows):
 
 def _verdict_text(row):
     if row["p_holm"] is None:
-        return f"not judged † ({row['n_peers']} of {MIN_PEERS} peers)"
+        return f"† {row['n_peers']} of {MIN_PEERS} peers"
     return f"{row['verdict']} ({_p_text(row['p_holm'])})"
 
 
@@ -339,12 +339,13 @@ def _p_text(p):
 
 
 def _paired_table(rows, mine="default"):
-    """The paired rows as a table of 7 narrow columns."""
-    lines = [f"| graph | protocol | sealed | {mine} | best peer | difference [95 %] "
-             "| verdict (p, Holm) |", "|---" * 7 + "|"]
+    """The paired rows as a table of 6 narrow columns (¹ beside the protocol: the
+    dataset's own splits, not sealed)."""
+    lines = [f"| graph | protocol | {mine} | best peer | difference [95 %] "
+             "| verdict (p, Holm) |", "|---" * 6 + "|"]
     for row in rows:
         lines.append(
-            f"| {row['graph']} | {row['protocol']} | {'yes' if row['sealed'] else 'no ¹'} "
+            f"| {row['graph']} | {row['protocol']}{'' if row['sealed'] else ' ¹'} "
             f"| {row['default']:.3f} | {row['peer']} {row['peer_accuracy']:.3f} "
             f"| {_signed(row['difference'])} [{_signed(row['low'])}, {_signed(row['high'])}] "
             f"| {_verdict_text(row)} |")
@@ -353,10 +354,11 @@ def _paired_table(rows, mine="default"):
     partial = len(rows) - judged
     lines += ["", f"Ahead on {counts['ahead']} of {judged} rows, level on "
               f"{counts['level']}, behind on {counts['behind']}. ¹ The dataset's own splits, "
-              "seen during development (not sealed); the other rows are sealed draws."]
+              "seen during development (not sealed); the other rows are sealed draws "
+              "(seed 7340611)."]
     if partial:
-        lines[-1] += (f" † {partial} row(s) with fewer than {MIN_PEERS} peers run on every "
-                      "split so far: shown, out of Holm's family and the counts.")
+        lines[-1] += (f" † Not judged: {partial} row(s) with fewer than {MIN_PEERS} peers run "
+                      "on every split so far, out of Holm's family and the counts.")
     return lines
 
 
