@@ -9,10 +9,10 @@ import time
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
 from .._fitted import FittedAttributesMixin
+from ._source_target import SourceTargetMixin
 from ._checks import check_adjacency, check_param
 from ._sampling import NeighborSampler, NodeTable
 from ._sgd import sgd_step
@@ -56,7 +56,7 @@ def rooted_walk_ends(roots, out_edges, restart, rng):
     return ends
 
 
-class APP(FittedAttributesMixin, BaseEstimator):
+class APP(SourceTargetMixin, FittedAttributesMixin, BaseEstimator):
     """Source and target node embeddings of rooted-PageRank proximity (APP).
 
     APP samples, from every node ``u`` with out-edges, ``n_walks`` random walks with
@@ -197,12 +197,3 @@ class APP(FittedAttributesMixin, BaseEstimator):
         logger.info("APP: %d nodes, %d edges, %d walks in %.1f s", n_nodes, matrix.nnz,
                     total, time.perf_counter() - started)
         return self
-
-    def transform(self):
-        """Return ``[phi_s, phi_t]`` side by side, shape (n_nodes, 2 * n_components)."""
-        check_is_fitted(self, ["source_embedding_", "target_embedding_"])
-        return np.hstack((self.source_embedding_, self.target_embedding_))
-
-    def fit_transform(self, adjacency, y=None):
-        """Fit on ``adjacency`` and return ``[phi_s, phi_t]`` (see :meth:`transform`)."""
-        return self.fit(adjacency).transform()

@@ -14,9 +14,9 @@ from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigs, splu, svds
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 
 from .._fitted import FittedAttributesMixin
+from ._source_target import SourceTargetMixin
 from ._checks import check_adjacency, check_param
 
 __all__ = ["HOPE", "PROXIMITIES", "proximity_operator", "spectral_radius"]
@@ -131,7 +131,7 @@ def proximity_operator(adjacency, proximity="katz", beta=None, damping=0.5):
                           rmatmat=backward, dtype=np.float64)
 
 
-class HOPE(FittedAttributesMixin, BaseEstimator):
+class HOPE(SourceTargetMixin, FittedAttributesMixin, BaseEstimator):
     """Source and target node embeddings that factor a high-order proximity (HOPE).
 
     HOPE approximates an asymmetric proximity ``S`` of the directed graph by
@@ -267,12 +267,3 @@ class HOPE(FittedAttributesMixin, BaseEstimator):
         if not damping < 1.0:
             raise ValueError(f"damping must be in [0, 1), got {self.damping!r}")
         return damping
-
-    def transform(self):
-        """Return ``[U_s, U_t]`` side by side, shape (n_nodes, 2 * n_components)."""
-        check_is_fitted(self, ["source_embedding_", "target_embedding_"])
-        return np.hstack((self.source_embedding_, self.target_embedding_))
-
-    def fit_transform(self, adjacency, y=None):
-        """Fit on ``adjacency`` and return ``[U_s, U_t]`` (see :meth:`transform`)."""
-        return self.fit(adjacency).transform()

@@ -9,10 +9,10 @@ import time
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 from tqdm.auto import tqdm
 
 from .._fitted import FittedAttributesMixin
+from ._source_target import SourceTargetMixin
 from ._checks import check_adjacency as _check_adjacency
 from ._checks import check_param as _check_param
 from ._sampling import NeighborSampler, NodeTable, alternating_walks
@@ -25,7 +25,7 @@ logger = logging.getLogger(__name__)
 _NOISE_POWER = 0.75  # word2vec's smoothing of the unigram (here: degree) noise
 
 
-class NERD(FittedAttributesMixin, BaseEstimator):
+class NERD(SourceTargetMixin, FittedAttributesMixin, BaseEstimator):
     """Source and target node embeddings of a directed graph (NERD).
 
     Every node ``v`` gets a source embedding ``phi_s(v)`` and a target
@@ -203,19 +203,3 @@ class NERD(FittedAttributesMixin, BaseEstimator):
         logger.info("NERD: %d nodes, %d edges, %d walks in %.1f s",
                     n_nodes, matrix.nnz, n_samples, time.perf_counter() - started)
         return self
-
-    def transform(self):
-        """Return the learnt embeddings ``[phi_s, phi_t]`` side by side.
-
-        Returns
-        -------
-        embedding : ndarray of shape (n_nodes, 2 * n_components)
-            Columns ``:n_components`` are :attr:`source_embedding_`, the rest
-            :attr:`target_embedding_`.
-        """
-        check_is_fitted(self, ["source_embedding_", "target_embedding_"])
-        return np.hstack((self.source_embedding_, self.target_embedding_))
-
-    def fit_transform(self, adjacency, y=None):
-        """Fit on ``adjacency`` and return ``[phi_s, phi_t]`` (see :meth:`transform`)."""
-        return self.fit(adjacency).transform()
