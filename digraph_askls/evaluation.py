@@ -44,7 +44,7 @@ from .kernels._smoothed import normalized_undirected
 __all__ = ["random_splits", "class_splits", "fixed_splits", "evaluate_node_classifier",
            "TrialResults", "kernel_family", "takes_valid", "linear_reference_features",
            "expected_calibration_error", "multilabel_splits", "top_k_f1", "twin_baseline",
-           "has_twin"]
+           "has_twin", "long_tail_splits"]
 
 logger = logging.getLogger(__name__)
 
@@ -170,6 +170,72 @@ def class_splits(labels, per_class=20, n_trials=10, random_state=None):
         for label in classes:
             members = np.flatnonzero(labels == label)
             size = min(int(per_class), members.size // 2)
+            drawn.append(rng.choice(members, size, replace=False))
+        train = np.sort(np.concatenate(drawn))
+        splits.append(((base, trial), train, np.setdiff1d(labelled, train)))
+    return splits
+
+
+def long_tail_splits(labels, per_class=20, per_minority=2, n_minority=3, n_trials=10,
+                     random_state=None):
+    """Random splits with few labelled nodes of the last classes: the long-tail protocol.
+
+    The semi-supervised class-imbalanced protocol of GraphSMOTE (Zhao et al., WSDM 2021),
+    GraphENS (Park et al., ICLR 2022) and TAM (Song et al., ICML 2022): ``per_class``
+    labelled nodes of every class but the last ``n_minority`` (by class code), which get
+    ``per_minority`` each; an imbalance ratio of ``per_class / per_minority`` (10 with the
+    defaults). Every labelled node not drawn is a test node, so the test nodes keep the
+    graph's own class shares; score them with a measure that weighs the classes alike
+    (balanced accuracy, macro-F1).
+
+    Parameters
+    ----------
+    labels : ndarray of int
+        Class of each node, ``-1`` for unlabelled nodes (never drawn).
+    per_class, per_minority : int, default=20, 2
+        Labelled nodes drawn from each majority and each minority class. A class with
+        fewer than twice as many nodes gives half of them (at least one), as in
+        :func:`class_splits`.
+    n_minority : int, default=3
+        How many classes, the last by class code, are the minorities.
+    n_trials : int, default=10
+    random_state : int or None
+        Base seed; trial ``t`` uses ``numpy.random.default_rng([random_state, t])``.
+
+    Returns
+    -------
+    list of (seed, train, test)
+        As :func:`random_splits`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> labels = np.repeat(np.arange(5), 30)
+    >>> (_, train, test), = long_tail_splits(labels, n_trials=1, random_state=0)
+    >>> np.bincount(labels[train]).tolist(), test.size
+    ([15, 15, 2, 2, 2], 114)
+    """
+    labels = _check_codes(labels)
+    for name, value, low in (("per_class", per_class, 1), ("per_minority", per_minority, 1),
+                             ("n_minority", n_minority, 0)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    check_protocol(n_trials)
+    labelled = np.flatnonzero(labels >= 0)
+    classes = np.unique(labels[labelled])
+    if n_minority >= classes.size:
+        raise ValueError(f"n_minority must leave at least one majority class: the labels "
+                         f"have {classes.size} classes, got n_minority={n_minority}")
+    counts = np.where(np.arange(classes.size) >= classes.size - n_minority, per_minority,
+                      per_class)
+    base = 0 if random_state is None else int(random_state)
+    splits = []
+    for trial in range(int(n_trials)):
+        rng = np.random.default_rng([base, trial])
+        drawn = []
+        for label, count in zip(classes, counts):
+            members = np.flatnonzero(labels == label)
+            size = max(1, min(int(count), members.size // 2)) if members.size > 1 else 0
             drawn.append(rng.choice(members, size, replace=False))
         train = np.sort(np.concatenate(drawn))
         splits.append(((base, trial), train, np.setdiff1d(labelled, train)))

@@ -165,3 +165,55 @@ def test_weights_follow_the_classes_when_a_class_has_no_labelled_node():
                                reference.view_decisions(KernelViews(K[:, train],
                                                                     K[train, :]))[0][:, 0],
                                atol=1e-10)
+
+
+def test_prediction_is_the_class_of_least_expected_cost():
+    # A class's weight is the cost of an error on one of its nodes: the prediction is
+    # argmax_c w_c p_c over the merge's probabilities, for kept and for new nodes.
+    adjacency, known, _ = _imbalanced()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = NodeClassifier(kernel="in_degree", gamma=1.0, merge="average",
+                             class_weight={2: 6.0}, random_state=0).fit(adjacency, known)
+    costs = np.array([1.0, 1.0, 6.0])
+    proba = clf.estimator_.predict_proba(clf._views(None))
+    expected = clf.classes_[np.argmax(proba * costs, axis=1)]
+    np.testing.assert_array_equal(clf.predict(), expected)
+    assert not np.array_equal(expected, clf.classes_[np.argmax(proba, axis=1)])
+    unweighted = NodeClassifier(kernel="in_degree", gamma=1.0, merge="average",
+                                random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        unweighted.fit(adjacency, known)
+    plain = unweighted.estimator_.predict_proba(unweighted._views(None))
+    np.testing.assert_array_equal(unweighted.predict(),
+                                  unweighted.classes_[np.argmax(plain, axis=1)])
+
+
+def test_selection_scores_the_decisions_of_least_cost():
+    from digraph_askls.models.selection._scoring import Scoring
+
+    codes = np.array([0, 0, 0, 1])
+    proba = np.array([[0.9, 0.1], [0.8, 0.2], [0.6, 0.4], [0.7, 0.3]])
+    assert Scoring("balanced_accuracy")(codes, proba) == 0.5
+    # at cost 3 for class 1 the third and fourth nodes go to class 1
+    weighted = Scoring("balanced_accuracy").with_costs([1.0, 3.0])
+    assert weighted(codes, proba) == pytest.approx((2 / 3 + 1) / 2)
+    assert Scoring("accuracy").with_costs([1.0, 3.0])(codes, proba) == pytest.approx(0.75)
+    assert not Scoring("accuracy").with_costs([1.0, 3.0]).is_accuracy
+
+
+def test_weighted_selection_leaves_out_stackers_for_a_class_of_few_labels():
+    from digraph_askls.models.selection._policy import DEFAULT_POLICY
+    from digraph_askls.models.selection._scoring import Scoring
+    from digraph_askls.models.selection._select import merges_for
+
+    codes = np.repeat([0, 1, 2], [20, 20, 2])
+    weighted = Scoring("accuracy").with_costs([1.0, 1.0, 10.0])
+    assert merges_for("auto", codes, DEFAULT_POLICY, weighted)(None) == ["average"]
+    assert "joint" in merges_for("auto", codes, DEFAULT_POLICY)(None)
+    assert "joint" in merges_for("auto", np.repeat([0, 1, 2], 20), DEFAULT_POLICY,
+                                 weighted)(None)
+    assert merges_for("joint", codes, DEFAULT_POLICY, weighted)(None) == ["joint"]
+    four = np.repeat([0, 1, 2], [20, 20, 4])       # a stacker can learn a class of 4
+    assert "joint" in merges_for("auto", four, DEFAULT_POLICY, weighted)(None)

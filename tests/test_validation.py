@@ -255,3 +255,22 @@ def test_the_table_runners_check_their_protocol_before_any_work(tmp_path, kwargs
         run_table4(["heart"], data_home=tmp_path, **kwargs)   # no file: it would download
     with pytest.raises(ValueError, match=match):
         run_table1(tmp_path, **kwargs)                         # no images there
+
+
+def test_long_tail_splits_draw_few_labels_of_the_last_classes():
+    from digraph_askls.evaluation import long_tail_splits
+
+    labels = np.repeat(np.arange(7), 100)
+    labels[:5] = -1
+    splits = long_tail_splits(labels, n_trials=3, random_state=4)
+    for _, train, test in splits:
+        assert np.bincount(labels[train]).tolist() == [20, 20, 20, 20, 2, 2, 2]
+        assert np.intersect1d(train, test).size == 0
+        assert np.union1d(train, test).size == 695          # every labelled node
+    assert not np.array_equal(splits[0][1], splits[1][1])
+    again = long_tail_splits(labels, n_trials=3, random_state=4)
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(splits, again))
+    with pytest.raises(ValueError, match="n_minority must leave"):
+        long_tail_splits(labels, n_minority=7)
+    with pytest.raises(ValueError, match="per_minority must be an integer"):
+        long_tail_splits(labels, per_minority=0)

@@ -21,6 +21,7 @@ from .selection import (DEFAULT_POLICY, FitSettings, SelectionPolicy, as_recipes
                         check_scoring, choose_on_validation, default_kernels, merges_for,
                         node_keys, select_kernel, validation_candidates)
 from .selection._multilabel import MULTILABEL_MERGES, multilabel_scoring, select_multilabel
+from .selection._scoring import decide
 
 __all__ = ["NodeClassifier", "PRESETS"]
 
@@ -168,9 +169,14 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         dict maps classes (as in ``labels``) to positive weights, the classes it leaves
         out weighing 1 (a class without labelled nodes is an error). The weights are
         computed once on every labelled node and every fold and candidate of the
-        selection keeps them. For imbalanced classes pair it with a score that weighs
-        the classes alike (``scoring="balanced_accuracy"`` or ``"f1_macro"``): the
-        selection then chooses by it. It is set by the user, not selected.
+        selection keeps them. A class's weight is also the cost of an error on one of
+        its nodes: :meth:`predict` answers the class of least expected cost,
+        ``argmax_c w_c p_c`` over the merge's probabilities ``p`` (with ``"balanced"``
+        weights, the rule that maximises the balanced accuracy), and the selection
+        judges those decisions. Where a class has fewer than 3 labelled nodes, the
+        stacking merges are not compared: a stacker cannot learn that class. For imbalanced classes pair it with a score that weighs the classes alike
+        (``scoring="balanced_accuracy"`` or ``"f1_macro"``): the selection then chooses
+        by it. It is set by the user, not selected.
 
     Attributes
     ----------
@@ -406,11 +412,21 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         policy = DEFAULT_POLICY if self.policy is None else self.policy
         recipes = self._recipes(config, inputs, codes[train], policy, graph, labels)
         gammas = None if _is_auto(config["gamma"]) else config["gamma"]
+        class_weights = self._class_weights(classes, codes[train])
         settings = FitSettings(solver=self.solver, preconditioner=self.preconditioner,
                                regularization=config["regularization"], tol=config["tol"],
                                max_iter=self.max_iter, random_state=self.random_state,
-                               verbose=self.verbose,
-                               class_weights=self._class_weights(classes, codes[train]))
+                               verbose=self.verbose, class_weights=class_weights)
+        # With class weights a prediction is the class of least expected cost (a class's
+        # weight: the cost of an error on one of its nodes), and the selection judges
+        # those decisions.
+        self._costs = None
+        if class_weights is not None:
+            self._costs = np.ones(len(classes))
+            for code, value in class_weights:
+                self._costs[code] = value
+            # the selection's class codes are those of the labelled classes
+            scoring = scoring.with_costs(self._costs[np.unique(codes[train])])
         selected = select_kernel(recipes, adjacency, features, codes[train], train, gammas,
                                  merge=config["merge"],
                                  max_folds=config["n_folds"] if max_folds is None else max_folds,
@@ -575,7 +591,7 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             return model, proba
 
         candidates = validation_candidates(selected.cv_results, selected.selection,
-                                           merges_for(merge, codes[train], policy))
+                                           merges_for(merge, codes[train], policy, scoring))
         model, self.selection_, self.cv_results_ = choose_on_validation(
             candidates, fit_one, codes[held], random_state=self.random_state,
             interval_max=policy.estimate_interval_max, verbose=self.verbose,
@@ -642,7 +658,14 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             decision = self.estimator_.decision_function(self._views(nodes, graph, features))
             return (decision > self.thresholds_).astype(int)
         index = self._positions_with_scores(nodes, graph)
-        if index is not None:
+        costs = getattr(self, "_costs", None)
+        if costs is not None:
+            # the class of least expected cost under the merge's probabilities
+            proba = (self.estimator_.proba_from_view_scores(self._node_scores.features(index))
+                     if index is not None else
+                     self.estimator_.predict_proba(self._views(nodes, graph, features)))
+            codes = self.estimator_.classes_[decide(proba, costs[self.estimator_.classes_])]
+        elif index is not None:
             codes = self.estimator_.predict_from_view_scores(
                 self._node_scores.features(index))
         else:

@@ -15,7 +15,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import get_scorer, get_scorer_names
 
-__all__ = ["HitRows", "ProbabilityRows", "Scoring", "as_rows", "check_scoring",
+__all__ = ["HitRows", "ProbabilityRows", "Scoring", "as_rows", "check_scoring", "decide",
            "held_out_rows"]
 
 
@@ -24,8 +24,9 @@ class _Replay(ClassifierMixin, BaseEstimator):
     column), ``predict`` and ``predict_proba`` read the stored rows there. Scikit-learn
     scorers read held-out predictions through it."""
 
-    def __init__(self, proba=None):
+    def __init__(self, proba=None, costs=None):
         self.proba = proba
+        self.costs = costs
 
     def fit(self, X=None, y=None):
         return self
@@ -38,7 +39,7 @@ class _Replay(ClassifierMixin, BaseEstimator):
         return np.asarray(X, dtype=np.int64).ravel()
 
     def predict(self, X):
-        return np.argmax(self.proba[self._rows(X)], axis=1)
+        return decide(self.proba[self._rows(X)], self.costs)
 
     def predict_proba(self, X):
         return _as_probabilities(self.proba[self._rows(X)])
@@ -49,6 +50,22 @@ class _Replay(ClassifierMixin, BaseEstimator):
 
     def __sklearn_is_fitted__(self):
         return True
+
+
+def decide(proba, costs=None):
+    """The class of each row of held-out probabilities (or stand-ins) ``proba`` (..., k):
+    the arg-max, or with ``costs`` (one per class: the cost of an error on a node of that
+    class, ``NodeClassifier(class_weight=...)``) the class of least expected cost,
+    ``argmax_c costs_c p_c`` (the values clipped at 0, as probabilities).
+
+    >>> decide(np.array([[0.7, 0.3], [0.9, 0.1]]), np.array([1.0, 5.0])).tolist()
+    [1, 0]
+    """
+    proba = np.asarray(proba)
+    if costs is None:
+        return np.argmax(proba, axis=-1)
+    return np.argmax(np.clip(proba, 0.0, None) * np.asarray(costs, dtype=np.float64),
+                     axis=-1)
 
 
 def _as_probabilities(values):
@@ -158,8 +175,9 @@ class Scoring:
     ValueError: scoring='nonsense' is not a scorer name; ...
     """
 
-    def __init__(self, scoring="accuracy"):
+    def __init__(self, scoring="accuracy", costs=None):
         self.scoring = scoring
+        self.costs = None if costs is None else np.asarray(costs, dtype=np.float64)
         if isinstance(scoring, str):
             if scoring not in get_scorer_names():
                 raise ValueError(f"scoring={scoring!r} is not a scorer name; choose from "
@@ -173,7 +191,13 @@ class Scoring:
         else:
             raise TypeError(f"scoring must be a scorer name or a callable "
                             f"scorer(estimator, X, y), got {type(scoring).__name__}")
-        self.is_accuracy = scoring == "accuracy"
+        # the plain hits serve the accuracy of arg-max decisions only
+        self.is_accuracy = scoring == "accuracy" and self.costs is None
+
+    def with_costs(self, costs):
+        """The same score of the decisions of least expected cost under ``costs`` (one
+        per class code; None: the arg-max), see :func:`decide`."""
+        return Scoring(self.scoring, costs)
 
     def __call__(self, codes, proba, sample_weight=None):
         """The score of held-out probabilities (or stand-ins) ``proba`` (m, n_classes) of
@@ -190,14 +214,14 @@ class Scoring:
         n_classes = probas.shape[2]
         if isinstance(self.scoring, str) and self.name in _FROM_CONFUSION:
             return _FROM_CONFUSION[self.name](
-                _confusions(codes, np.argmax(probas, axis=2), weights, n_classes))
+                _confusions(codes, decide(probas, self.costs), weights, n_classes))
         if self.name == "neg_log_loss":
             eps = np.finfo(np.float64).eps
             rows = np.stack([_as_probabilities(p) for p in probas])
             loss = -np.log(np.clip(rows[:, np.arange(codes.size), codes], eps, 1 - eps))
             return -_weighted_means(weights, loss)
-        if self.is_accuracy:
-            return _weighted_means(weights, np.argmax(probas, axis=2) == codes)
+        if self.scoring == "accuracy":
+            return _weighted_means(weights, decide(probas, self.costs) == codes)
         return self._loop(codes, probas, weights)
 
     def _loop(self, codes, probas, weights):
@@ -206,12 +230,13 @@ class Scoring:
             kept = np.flatnonzero(weight > 0)
             X = kept[:, None]
             for j, proba in enumerate(probas):
-                out[i, j] = self._scorer(_Replay(proba), X, codes[kept],
+                out[i, j] = self._scorer(_Replay(proba, self.costs), X, codes[kept],
                                          sample_weight=weight[kept])
         return out
 
     def __repr__(self):
-        return f"Scoring({self.scoring!r})"
+        costs = "" if self.costs is None else f", costs={self.costs.tolist()}"
+        return f"Scoring({self.scoring!r}{costs})"
 
 
 def check_scoring(scoring):
@@ -277,7 +302,7 @@ class ProbabilityRows:
 
     @property
     def hits(self):
-        return np.argmax(self.probas, axis=2) == self.codes
+        return decide(self.probas, self.scoring.costs) == self.codes
 
     @property
     def shape(self):

@@ -19,7 +19,7 @@ from .._calibration import fit_merge_calibrator
 from .._merge import Merge, as_merge
 from .._mergers import JointMerger, MeanMerger, OneSidedColumn, merger_for
 from ._ranking import _views, ranking_score, selection_optimism
-from ._scoring import held_out_rows
+from ._scoring import decide, held_out_rows
 
 __all__ = ["MergeChoice", "assemble", "calibrate", "choose_merge", "merge_estimates",
            "merge_probabilities"]
@@ -133,6 +133,10 @@ class MergeChoice(NamedTuple):
     chosen_row: int
 
 
+def _costs(scoring):
+    return None if scoring is None else scoring.costs
+
+
 def choose_merge(scores, codes, folds, merges, merge_cv_max, scoring=None, weights=None):
     """The merge to fit, the class codes its held-out predictions give the labelled nodes,
     the optimism of choosing it (:func:`~._ranking.selection_optimism`), the held-out
@@ -155,12 +159,12 @@ def choose_merge(scores, codes, folds, merges, merge_cv_max, scoring=None, weigh
             names = list(estimates)
             chosen = max(names, key=lambda name: (estimates[name][1], estimates[name][0]))
             rows = held_out_rows([estimates[name][2] for name in names], codes, scoring)
-            return MergeChoice(chosen, np.argmax(estimates[chosen][2], axis=1),
+            return MergeChoice(chosen, decide(estimates[chosen][2], _costs(scoring)),
                                selection_optimism(rows, names.index(chosen), folds), rows,
                                names.index(chosen))
     chosen = merges[0] if len(merges) == 1 else as_merge("joint")
     predictions = ranking_score(scores, codes, (chosen,), return_predictions=True)[3]
-    held_out = np.argmax(predictions, axis=1)
+    held_out = decide(predictions, _costs(scoring))
     return MergeChoice(chosen, held_out, 0.0, held_out_rows([predictions], codes, scoring), 0)
 
 
