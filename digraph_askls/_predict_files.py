@@ -1,9 +1,13 @@
 """``digraph-askls predict``: one's own edges, labels and features files to predictions.
 
-The files are read by :func:`~digraph_askls.datasets.load_graph_files`, the default
-:class:`~digraph_askls.NodeClassifier` is fitted on the labelled nodes, and one row per
-unlabelled node (or per node) is written with its predicted class, through a temporary
-file renamed into place: an interrupted or failed run leaves no half-written file.
+The files are read as :func:`~digraph_askls.datasets.load_graph_files` reads them, the
+default :class:`~digraph_askls.NodeClassifier` is fitted on the labelled nodes, and one
+row per unlabelled node (or per node) is written with its predicted class, through a
+temporary file renamed into place: an interrupted or failed run leaves no half-written
+file. A labels file of several labels per node (a node on several rows, or cells joined
+by ``--label-separator``) is fitted as a multi-label target, the dict node -> labels that
+``NodeClassifier.fit`` takes, and each row then holds the node's predicted labels joined
+by the same separator (``;`` by default).
 """
 
 import os
@@ -20,6 +24,13 @@ EPILOG = """examples:
   digraph-askls predict --edges links.tsv --labels classes.csv --features words.npz --proba
   digraph-askls predict --edges edges.parquet --labels labels.csv --all --out all.csv
   digraph-askls predict --edges edges.csv --labels labels.csv --features x.csv --explain 5
+
+several labels per node (a multi-label target):
+  labels.csv, one row per (node, label):   node,label / alice,red / alice,round / bob,blue
+  digraph-askls predict --edges edges.csv --labels labels.csv --proba
+  labels.csv, the labels in one cell:      node,label / alice,red;round / bob,blue
+  digraph-askls predict --edges edges.csv --labels labels.csv --label-separator ";"
+  each row of the predictions: node,predicted / carol,red;round (a blank: no label)
 """
 
 
@@ -34,9 +45,22 @@ def add_predict_parser(commands, parser_class_kwargs):
                     "of every unlabelled node. CSV, TSV and Parquet. A header is "
                     "told by its names; a first line that looks like a misspelt one "
                     "('node,lable', 'src,tgt') is refused, naming the expected columns "
-                    "(--header and --no-header decide).", epilog=EPILOG, **parser_class_kwargs)
+                    "(--header and --no-header decide). Several labels per node: a node "
+                    "on several rows, one per label, or (with --label-separator) its "
+                    "labels in one cell; the file is then read as multi-label and each "
+                    "predicted row lists the node's labels joined by the separator (';' "
+                    "by default).", epilog=EPILOG, **parser_class_kwargs)
     parser.add_argument("--edges", required=True, help="edges file (CSV, TSV or Parquet)")
-    parser.add_argument("--labels", required=True, help="labels file: node,label")
+    parser.add_argument("--labels", required=True,
+                        help="labels file: node,label; a node on several rows has several "
+                             "labels (one per row; the same label twice is an error)")
+    parser.add_argument("--label-separator", default=None, metavar="SEP",
+                        help="the label cells list several labels joined by SEP (the "
+                             "row 'alice,red;round' with --label-separator ';'): the file "
+                             "is read as multi-label, a node may still have several rows, "
+                             "SEP must appear in some cell, and SEP joins each node's "
+                             "predicted labels (a multi-label file without this option, "
+                             "one row per label, has them joined by ';')")
     parser.add_argument("--features", default=None,
                         help="node attributes: CSV/TSV/Parquet (node, then numbers) or npz "
                              "(arrays 'nodes' and 'features', or CSR arrays)")
@@ -44,9 +68,10 @@ def add_predict_parser(commands, parser_class_kwargs):
                         help="predictions file, .csv, .tsv or .parquet (default "
                              "predictions.csv)")
     parser.add_argument("--all", action="store_true", dest="every_node",
-                        help="a row for every node, with its given label beside")
+                        help="a row for every node, with its given label (labels) beside")
     parser.add_argument("--proba", action="store_true",
-                        help="add the probability of each class (columns proba_<class>)")
+                        help="add the probability of each class (columns proba_<class>; "
+                             "multi-label: of each label, columns proba_<label>)")
     parser.add_argument("--explain", type=int, default=0, metavar="K",
                         help="print the K features of largest weight in each view, per "
                              "class (kernels with explicit feature maps)")
@@ -103,7 +128,8 @@ def explain_lines(model, k, columns=None, class_names=None):
     """The ``k`` features of largest weight in each view, per class, as lines of text.
 
     ``columns`` names the node attributes (the features file's header), ``class_names``
-    the classes when the model was fitted on class codes.
+    the classes when the model was fitted on class codes. A multi-label model has a row
+    of weights per label, two labels included.
     """
     try:
         weights = model.primal_weights()
@@ -113,38 +139,25 @@ def explain_lines(model, k, columns=None, class_names=None):
                                          range(weights["source"].shape[1])]
     names = [_readable(name, columns) for name in names]
     classes = [label if class_names is None else class_names[label]
-               for label in model.classes_]
-    rows = [(classes[1], 1.0), (classes[0], -1.0)] if len(classes) == 2 else \
+               for label in np.asarray(model.classes_).tolist()]
+    binary = len(classes) == 2 and not getattr(model, "_multilabel", False)
+    rows = [(classes[1], 1.0), (classes[0], -1.0)] if binary else \
         [(label, 1.0) for label in classes]
-    lines = [f"explain: the {k} features of largest weight in each view, per class "
+    kind = "label" if getattr(model, "_multilabel", False) else "class"
+    lines = [f"explain: the {k} features of largest weight in each view, per {kind} "
              f"(kernel {model.selection_['kernel']!r})"]
     for row, (label, sign) in enumerate(rows):
-        lines.append(f"class {label!r}")
+        lines.append(f"{kind} {label!r}")
         for view in ("source", "target"):
-            values = sign * weights[view][0 if len(classes) == 2 else row]
+            values = sign * weights[view][0 if binary else row]
             top = np.argsort(-values, kind="stable")[:k]
             listed = ", ".join(f"{names[j]} {values[j]:+.3g}" for j in top)
             lines.append(f"  {view} view: {listed}")
     return lines
 
 
-def predict_command(args, notes):
-    """Handler of ``digraph-askls predict``: fit, predict, write, report."""
-    from .datasets import load_graph_files
-    from .datasets._tables import pandas_module
-    from .models import NodeClassifier
-
-    pd = pandas_module()
-    graph = load_graph_files(args.edges, args.labels, args.features, header=args.header,
-                             undirected=args.undirected)
-    labelled = int((graph.labels >= 0).sum())
-    if graph.n_classes < 2:
-        raise ValueError(f"{args.labels}: the labelled nodes hold {graph.n_classes} class "
-                         f"{graph.class_names}; expected at least 2 classes to tell apart")
-    attributes = "" if graph.features is None else f", {graph.n_features} attributes"
-    print(f"{graph.name}: {graph.n_nodes} nodes, {graph.n_edges} edges, {labelled} "
-          f"labelled in {graph.n_classes} classes {graph.class_names[:10]}, "
-          f"{graph.n_nodes - labelled} to predict{attributes}")
+def _note_isolated(graph, notes):
+    """A note naming the nodes of no edge, if any."""
     degree = np.diff(graph.adjacency.indptr) + np.bincount(graph.adjacency.indices,
                                                            minlength=graph.n_nodes)
     isolated = np.flatnonzero(degree == 0)
@@ -152,13 +165,55 @@ def predict_command(args, notes):
         notes.write(f"note: {isolated.size} node(s) have no edge, e.g. "
                     f"{[graph.node_names[i] for i in isolated[:5]]} (named only in the "
                     "labels or features file, or in edges to themselves)")
+
+
+def _attributes(graph):
+    return "" if graph.features is None else f", {graph.n_features} attributes"
+
+
+def _no_rows_note(rows, notes):
+    if rows.size == 0:
+        notes.write("note: every node is labelled, so none is left to predict; --all "
+                    "writes the predictions of every node")
+
+
+def _write_and_report(args, pd, model, graph, columns, rows):
+    """Write the predictions, then print the kernel, the file and the explanations."""
+    out = write_atomically(pd.DataFrame(columns), args.out)
+    print(f"kernel selected: {model.selection_['kernel']!r}")
+    print(f"wrote {out}: {rows.size} rows ({', '.join(columns)})")
+    if args.explain:
+        named = getattr(model, "_multilabel", False)        # classes_ are the labels
+        print("\n".join(explain_lines(model, args.explain, graph.feature_names,
+                                      None if named else graph.class_names)))
+    return 0
+
+
+def predict_command(args, notes):
+    """Handler of ``digraph-askls predict``: fit, predict, write, report."""
+    from .datasets._files import read_graph_files
+    from .datasets._tables import pandas_module
+    from .models import NodeClassifier
+
+    pd = pandas_module()
+    graph, label_sets = read_graph_files(
+        args.edges, args.labels, args.features, header=args.header,
+        undirected=args.undirected, label_separator=args.label_separator)
+    if label_sets is not None:
+        return _predict_multilabel(args, notes, pd, graph, label_sets)
+    labelled = int((graph.labels >= 0).sum())
+    if graph.n_classes < 2:
+        raise ValueError(f"{args.labels}: the labelled nodes hold {graph.n_classes} class "
+                         f"{graph.class_names}; expected at least 2 classes to tell apart")
+    print(f"{graph.name}: {graph.n_nodes} nodes, {graph.n_edges} edges, {labelled} "
+          f"labelled in {graph.n_classes} classes {graph.class_names[:10]}, "
+          f"{graph.n_nodes - labelled} to predict{_attributes(graph)}")
+    _note_isolated(graph, notes)
     model = NodeClassifier(random_state=args.seed, verbose=not args.quiet)
     model.fit(graph.adjacency, graph.labels, features=graph.features)
     rows = np.arange(graph.n_nodes) if args.every_node else np.flatnonzero(graph.labels < 0)
     names = np.asarray(graph.node_names, dtype=object)
-    if rows.size == 0:
-        notes.write("note: every node is labelled, so none is left to predict; --all "
-                    "writes the predictions of every node")
+    _no_rows_note(rows, notes)
     codes = model.predict(rows) if rows.size else np.zeros(0, dtype=np.int64)
     columns = {"node": names[rows]}
     if args.every_node:
@@ -173,10 +228,59 @@ def predict_command(args, notes):
                  else np.zeros((0, model.classes_.size)))
         for column, code in enumerate(model.classes_):
             columns[f"proba_{graph.class_names[code]}"] = proba[:, column]
-    out = write_atomically(pd.DataFrame(columns), args.out)
-    print(f"kernel selected: {model.selection_['kernel']!r}")
-    print(f"wrote {out}: {rows.size} rows ({', '.join(columns)})")
-    if args.explain:
-        print("\n".join(explain_lines(model, args.explain, graph.feature_names,
-                                      graph.class_names)))
-    return 0
+    return _write_and_report(args, pd, model, graph, columns, rows)
+
+
+def _joined(indicator, labels, joiner):
+    """Each row's labels (the columns of its 1s) joined by ``joiner``; '' for none."""
+    labels = np.asarray(labels, dtype=object)
+    return np.asarray([joiner.join(labels[np.flatnonzero(row)]) for row in indicator],
+                      dtype=object)
+
+
+def _predict_multilabel(args, notes, pd, graph, label_sets):
+    """``predict`` with several labels per node: the node -> labels dict fitted as
+    ``NodeClassifier.fit`` takes it, each row's predicted labels joined by the label
+    separator (``;`` by default), sorted as the labels are."""
+    from .datasets._files import DEFAULT_LABEL_SEPARATOR
+    from .models import NodeClassifier
+
+    joiner = args.label_separator or DEFAULT_LABEL_SEPARATOR
+    names = graph.class_names
+    position = {node: index for index, node in enumerate(graph.node_names)}
+    target = {position[node]: list(labels) for node, labels in label_sets.items()}
+    if len(names) < 2:
+        raise ValueError(f"{args.labels}: the labelled nodes hold {len(names)} label "
+                         f"{names}; expected at least 2 labels to tell apart")
+    if len(target) < 2:
+        raise ValueError(f"{args.labels}: {len(target)} node is labelled; expected at "
+                         "least 2 labelled nodes")
+    pairs = sum(map(len, target.values()))
+    print(f"{graph.name}: {graph.n_nodes} nodes, {graph.n_edges} edges, {len(target)} "
+          f"labelled with {pairs} labels in all (several per node, {len(names)} labels "
+          f"{names[:10]}), {graph.n_nodes - len(target)} to predict{_attributes(graph)}")
+    _note_isolated(graph, notes)
+    model = NodeClassifier(random_state=args.seed, verbose=not args.quiet)
+    model.fit(graph.adjacency, target, features=graph.features)
+    classes = np.asarray(model.classes_).tolist()
+    given = np.zeros((graph.n_nodes, len(classes)), dtype=int)
+    column = {label: index for index, label in enumerate(classes)}
+    for node, labels in target.items():
+        given[node, [column[label] for label in labels]] = 1
+    is_labelled = np.zeros(graph.n_nodes, dtype=bool)
+    is_labelled[list(target)] = True
+    rows = np.arange(graph.n_nodes) if args.every_node else np.flatnonzero(~is_labelled)
+    _no_rows_note(rows, notes)
+    indicator = (model.predict(rows) if rows.size
+                 else np.zeros((0, len(classes)), dtype=int))
+    columns = {"node": np.asarray(graph.node_names, dtype=object)[rows]}
+    if args.every_node:
+        columns["label"] = np.where(is_labelled[rows], _joined(given[rows], classes, joiner),
+                                    None)
+    columns["predicted"] = _joined(indicator, classes, joiner)
+    if args.proba:
+        proba = (model.predict_proba(rows) if rows.size
+                 else np.zeros((0, len(classes))))
+        for index, label in enumerate(classes):
+            columns[f"proba_{label}"] = proba[:, index]
+    return _write_and_report(args, pd, model, graph, columns, rows)

@@ -2,6 +2,10 @@
 
 Node names are read as text everywhere, so that ``007`` in the edges file and ``007`` in
 the labels file are the same node whatever they look like.
+
+A labels table holds one label per node, or several: a node on several rows (one row
+per label), or cells that list labels joined by a separator the caller names
+(:func:`read_labels`).
 """
 
 import difflib
@@ -30,6 +34,11 @@ LABEL_NAMES = {*NODE_NAMES, "label", "class", "y", "category"}
 EXPECTED_EDGES = ("source, target[, weight] (or src/dst, from/to, u/v, tail/head; "
                   "weight or w)")
 EXPECTED_LABELS = "node, label (or id/name/node_id; class/y/category)"
+
+#: What joins a node's labels when a labels file repeats its nodes (one row per label)
+#: and names no separator: the predictions file of ``digraph-askls predict`` joins them
+#: so, and such a file whose labels hold it is refused as ambiguous.
+DEFAULT_LABEL_SEPARATOR = ";"
 
 
 def _header(path, sep, header, known):
@@ -195,10 +204,24 @@ def read_edges(path, header=None, undirected=False):
     return adjacency, nodes
 
 
-def read_labels(path, header=None, nodes=None):
+def read_labels(path, header=None, nodes=None, label_separator=None, several=True):
     """``{node: label}`` of a labels table, blank labels left out; ``nodes``, the set of
-    the graph's node names where known, tells a header from a first row of data."""
+    the graph's node names where known, tells a header from a first row of data.
+
+    Several labels per node: ``{node: tuple of labels}`` (labels in the order read) when
+    a node has more than one row (one row per label), or when ``label_separator`` is
+    given (a cell lists a node's labels joined by it; its rows may repeat the node too).
+    A blank cell, or no row, marks a node to predict either way. A node given the same
+    label twice, an empty label between separators, a node both blank and labelled, a
+    separator found in no cell, and (no separator given) a label that holds
+    :data:`DEFAULT_LABEL_SEPARATOR` are errors naming the line.
+    ``several=False`` refuses a repeated node, as a table of one label per node.
+    """
     pd = pandas_module()
+    if label_separator is not None and (not isinstance(label_separator, str)
+                                        or not label_separator.strip()):
+        raise ValueError(f"the label separator must be one or more characters other than "
+                         f"blanks, got {label_separator!r}")
     sep = table_format(path)
     if sep == "parquet":
         frame, has_header = pd.read_parquet(path), True
@@ -210,8 +233,16 @@ def read_labels(path, header=None, nodes=None):
         frame.columns = ["node", "label"]
     else:
         rows, has_header = _header(path, sep, header, LABEL_NAMES)
-        frame = read_table(path, sep, ["node", "label"], has_header, ["node", "label"],
-                           {1, 2}, "node, label")
+        try:
+            frame = read_table(path, sep, ["node", "label"], has_header, ["node", "label"],
+                               {1, 2}, "node, label")
+        except TableError as error:
+            if label_separator is None or label_separator != sep:
+                raise
+            raise TableError(f"{error}; the label separator {label_separator!r} is also "
+                             f"the file's column separator: quote the cells that list "
+                             f"labels ('\"red{label_separator}blue\"') or join them with "
+                             f"another") from None
     if frame.empty:
         held = ("no rows" if sep == "parquet"
                 else f"a header line only ({', '.join(field.strip() for field in rows[0])})")
@@ -234,13 +265,89 @@ def read_labels(path, header=None, nodes=None):
     if frame["label"].isna().all():
         _no_label(path, sep, has_header, rows if sep != "parquet" else None)
     repeated = frame["node"].duplicated().to_numpy()
-    if repeated.any():
+    if repeated.any() and not several:
         row = int(np.flatnonzero(repeated)[0])
         raise TableError(f"{where(path, sep, has_header, row)}: node "
                          f"{frame['node'].iloc[row]!r} has a second row; expected one "
-                         "row per node")
-    labelled = frame[frame["label"].notna()]
-    return dict(zip(labelled["node"].tolist(), labelled["label"].tolist()))
+                         "row per node (a file of several labels per node, one row per "
+                         "label, is read by 'digraph-askls predict'; in Python, give "
+                         "NodeClassifier a dict node -> list of labels)")
+    if label_separator is None and not repeated.any():
+        labelled = frame[frame["label"].notna()]
+        return dict(zip(labelled["node"].tolist(), labelled["label"].tolist()))
+    return _label_sets(frame.reset_index(drop=True), repeated,
+                       lambda row: where(path, sep, has_header, row), label_separator)
+
+
+def _label_sets(frame, repeated, at, separator):
+    """``{node: tuple of labels}`` of a labels table of several labels per node (see
+    :func:`read_labels`); ``at(row)`` names the line of a data row."""
+    pd = pandas_module()
+    cells = frame["label"]
+    if separator is None:
+        joiner = DEFAULT_LABEL_SEPARATOR
+        held = cells.str.contains(joiner, regex=False).fillna(False).to_numpy()
+        if held.any():
+            row = int(np.flatnonzero(held)[0])
+            raise TableError(
+                f"{at(row)}: the label {cells.iloc[row]!r} holds {joiner!r} in a file that "
+                f"repeats its nodes (one row per label), where {joiner!r} joins a node's "
+                f"labels in the predictions; if the cell lists several labels, pass "
+                f"--label-separator {joiner!r}; if it is one label, list each node's "
+                f"labels in one cell joined by a separator that no label holds, and pass "
+                f"that separator with --label-separator")
+        labels = cells
+    else:
+        split = cells.str.contains(separator, regex=False).fillna(False).to_numpy()
+        if not split.any():
+            filled = cells.dropna()
+            advice = (f"this file lists a node's labels on several rows: drop "
+                      f"--label-separator (the predictions then join a node's labels with "
+                      f"{DEFAULT_LABEL_SEPARATOR!r})" if repeated.any() else
+                      "for one label per node, drop --label-separator; else give the "
+                      "separator that the cells use")
+            raise TableError(
+                f"{at(int(np.flatnonzero(cells.notna().to_numpy())[0]))}: the label "
+                f"separator {separator!r} (--label-separator) is in no label cell; "
+                f"expected cells listing a node's labels joined by it (e.g. "
+                f"'red{separator}blue'), got cells such as {filled.iloc[:3].tolist()}; "
+                f"{advice}")
+        labels = cells.str.split(separator, regex=False).explode()
+        labels = labels.str.strip().astype(object)
+        empty = labels.eq("").fillna(False).to_numpy()
+        if empty.any():
+            row = int(labels.index[np.flatnonzero(empty)[0]])
+            raise TableError(
+                f"{at(row)}: expected labels joined by {separator!r}, got an empty label "
+                f"in {cells.iloc[row]!r} (a separator at an end, or two in a row); a "
+                f"blank cell marks a node to predict")
+    pairs = pd.DataFrame({"row": labels.index.to_numpy(),
+                          "node": frame["node"].to_numpy(dtype=object)[labels.index],
+                          "label": labels.to_numpy(dtype=object)})
+    blank = pairs["label"].isna().to_numpy()
+    nodes = pairs["node"]
+    mixed = nodes.duplicated(keep=False).to_numpy() & nodes.isin(nodes[blank]).to_numpy()
+    if mixed.any():
+        node = nodes[mixed].iloc[0]
+        lines = pairs["row"][nodes == node].drop_duplicates().tolist()
+        raise TableError(
+            f"{at(int(lines[1]))}: node {node!r} has a blank label and another row (first "
+            f"row at {at(int(lines[0]))}); expected a node to predict to have a blank label "
+            f"or no row, a labelled node a row per label (or its labels in one cell)")
+    twice = pairs.duplicated(["node", "label"]).to_numpy()
+    if twice.any():
+        index = int(np.flatnonzero(twice)[0])
+        node, label = pairs["node"].iloc[index], pairs["label"].iloc[index]
+        first = int(pairs["row"][(nodes == node) & (pairs["label"] == label)].iloc[0])
+        row = int(pairs["row"].iloc[index])
+        seen = "" if first == row else f" (first at {at(first)})"
+        raise TableError(f"{at(row)}: node {node!r} has the label {label!r} twice{seen}; "
+                         "expected each label of a node once")
+    given = pairs[~blank]
+    sets = {}
+    for node, label in zip(given["node"].tolist(), given["label"].tolist()):
+        sets.setdefault(node, []).append(label)
+    return {node: tuple(labels) for node, labels in sets.items()}
 
 
 def _no_label(path, sep, has_header, rows):
@@ -401,12 +508,27 @@ def load_graph_files(edges, labels=None, features=None, *, header=None, undirect
     >>> graph.node_names, graph.labels.tolist(), graph.class_names
     (['ann', 'bob', 'cat'], [0, -1, -1], ['x'])
     """
+    graph, _ = read_graph_files(edges, labels, features, header=header,
+                                undirected=undirected, several=False)
+    return graph
+
+
+def read_graph_files(edges, labels=None, features=None, *, header=None, undirected=False,
+                     label_separator=None, several=True):
+    """``(graph, label sets)``: :func:`load_graph_files`'s graph, and for a labels file
+    of several labels per node (:func:`read_labels`) ``{node: tuple of labels}``, the
+    graph's ``labels`` then all -1 and its ``class_names`` the labels, sorted; None
+    for one label per node."""
     from pathlib import Path
 
     with reading(edges, "edges"):
         adjacency, nodes = read_edges(edges, header, undirected)
     with reading(labels, "labels"):
-        label_of = {} if labels is None else read_labels(labels, header, set(nodes))
+        label_of = {} if labels is None else read_labels(labels, header, set(nodes),
+                                                         label_separator, several)
+    label_sets = None
+    if label_of and isinstance(next(iter(label_of.values())), tuple):
+        label_sets = label_of
     with reading(features, "features"):
         table = None if features is None else read_features(features, header)
     known = set(nodes)
@@ -418,7 +540,12 @@ def load_graph_files(edges, labels=None, features=None, *, header=None, undirect
         logger.info("%d node(s) of the labels or features file have no edge and are kept "
                     "as isolated nodes, e.g. %s", len(extra), extra[:5])
         adjacency, nodes = _grow(adjacency, len(extra)), nodes + extra
-    codes, class_names = get_labels(label_of, nodes)
+    if label_sets is None:
+        codes, class_names = get_labels(label_of, nodes)
+    else:
+        codes = np.full(len(nodes), -1, dtype=np.int64)
+        class_names = sorted({label for labels in label_sets.values() for label in labels})
     values = None if table is None else _aligned(table, nodes, features)
-    return Graph(adjacency, codes, nodes, class_names, name=Path(edges).name,
-                 features=values, feature_names=None if table is None else table[2])
+    graph = Graph(adjacency, codes, nodes, class_names, name=Path(edges).name,
+                  features=values, feature_names=None if table is None else table[2])
+    return graph, label_sets
