@@ -1,17 +1,26 @@
 """Expected calibration error of ``NodeClassifier.predict_proba`` on the test nodes,
-uncalibrated (the merge's probabilities) and calibrated (``calibrator_``).
+uncalibrated (the merge's probabilities) and calibrated (``calibrator_``), and their
+reliability diagrams.
 
 Development draws only: Cora and CiteSeer with 20 labelled nodes per class
-(``class_splits(labels, 20, 5, 0)``), Texas's 10 fixed splits (pooled over the splits, 37
-test nodes each). ``NodeClassifier(random_state=0)``; 10 bins. Run on one thread from the
-repository root::
+(``class_splits(labels, 20, 5, 0)``, 5 draws), and the fixed splits of Texas,
+Wisconsin, chameleon-filtered and squirrel-filtered (10 each, the errors pooled over the
+splits: 37 to 445 test nodes a split). ``NodeClassifier(random_state=0)``; 10 bins. Run
+on one thread from the repository root::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONPATH=. \\
-        python benchmarks/bench_calibration.py --data-home ../shared/datasets
+        python benchmarks/bench_calibration.py --data-home ../shared/datasets \\
+        --out docs/results
+
+writes ``calibration.json`` (per graph: the error of every draw, pooled, the accuracy
+and mean confidence) and ``calibration.png`` (the reliability diagrams, pooled; bins of fewer than 10 test nodes
+left out of the lines).
 """
 
 import argparse
+import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -19,11 +28,18 @@ from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
 from digraph_askls.evaluation import class_splits, expected_calibration_error, fixed_splits
 
+GRAPHS = ("cora", "citeseer", "texas", "wisconsin", "chameleon-filtered",
+          "squirrel-filtered")
+RANDOM_DRAWS = ("cora", "citeseer")
+#: Fewest pooled test nodes of a bin drawn in the reliability diagram.
+MIN_BIN = 10
+
 
 def draws(name, data_home):
     """(graph, train, test) of each draw of ``name``."""
     graph = load_dataset(name, data_home=data_home, download=False)
-    splits = fixed_splits(graph) if name == "texas" else class_splits(graph.labels, 20, 5, 0)
+    splits = (class_splits(graph.labels, 20, 5, 0) if name in RANDOM_DRAWS
+              else fixed_splits(graph))
     for _, train, test in splits:
         yield graph, train, test
 
@@ -45,11 +61,60 @@ def probabilities(graph, train, test):
     return found
 
 
+def reliability(y, proba, n_bins=10):
+    """Per bin of confidence: (mean confidence, accuracy, count)."""
+    confidence = proba.max(axis=1)
+    right = proba.argmax(axis=1) == y
+    bins = np.searchsorted(np.arange(1, n_bins) / n_bins, confidence, side="left")
+    rows = []
+    for b in range(n_bins):
+        mask = bins == b
+        if mask.any():
+            rows.append((float(confidence[mask].mean()), float(right[mask].mean()),
+                         int(mask.sum())))
+    return rows
+
+
+def plot(results, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    columns = min(3, len(results))
+    n_rows = -(-len(results) // columns)
+    fig, axes = plt.subplots(n_rows, columns, figsize=(3.0 * columns, 2.9 * n_rows),
+                             sharey=True, squeeze=False)
+    for ax in axes.ravel()[len(results):]:
+        ax.set_visible(False)
+    for ax, (name, result) in zip(axes.ravel(), results.items()):
+        ax.plot([0, 1], [0, 1], color="0.7", lw=1)
+        for kind, style in (("uncalibrated", "s--"), ("calibrated", "o-")):
+            # bins of fewer than MIN_BIN test nodes are left out of the lines: their
+            # accuracy is a coin's
+            rows = [row for row in result[kind]["reliability"] if row[2] >= MIN_BIN]
+            ax.plot([r[0] for r in rows], [r[1] for r in rows], style, ms=3.5, lw=1.2,
+                    label=f"{kind} ({result[kind]['ece_pooled']:.3f})")
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel("confidence", fontsize=8)
+        ax.legend(fontsize=6.5, loc="upper left", title="ECE pooled", title_fontsize=6.5)
+        ax.tick_params(labelsize=7)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("accuracy", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=130)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-home", default="../shared/datasets")
+    parser.add_argument("--graphs", nargs="+", default=list(GRAPHS))
+    parser.add_argument("--out", default=None, help="folder for calibration.json and .png")
     args = parser.parse_args(argv)
-    for name in ("cora", "citeseer", "texas"):
+    results = {}
+    for name in args.graphs:
         per_draw, pooled, truth = {}, {}, []
         for graph, train, test in draws(name, args.data_home):
             truth.append(graph.labels[test])
@@ -58,12 +123,22 @@ def main(argv=None):
                     expected_calibration_error(graph.labels[test], proba))
                 pooled.setdefault(kind, []).append(proba)
         y = np.concatenate(truth)
+        results[name] = {}
         for kind in ("uncalibrated", "calibrated"):
             proba = np.vstack(pooled[kind])
-            print(f"{name} {kind}: ECE mean over draws {np.mean(per_draw[kind]):.4f}, "
-                  f"pooled {expected_calibration_error(y, proba):.4f}; accuracy "
-                  f"{np.mean(proba.argmax(axis=1) == y):.4f}, mean confidence "
-                  f"{proba.max(axis=1).mean():.4f}", flush=True)
+            result = {"ece_draws": per_draw[kind], "ece_mean": float(np.mean(per_draw[kind])),
+                      "ece_pooled": expected_calibration_error(y, proba),
+                      "accuracy": float(np.mean(proba.argmax(axis=1) == y)),
+                      "confidence": float(proba.max(axis=1).mean()),
+                      "reliability": reliability(y, proba)}
+            results[name][kind] = result
+            print(f"{name} {kind}: ECE mean over draws {result['ece_mean']:.4f}, pooled "
+                  f"{result['ece_pooled']:.4f}; accuracy {result['accuracy']:.4f}, mean "
+                  f"confidence {result['confidence']:.4f}", flush=True)
+    if args.out:
+        out = Path(args.out)
+        (out / "calibration.json").write_text(json.dumps(results, indent=1))
+        plot(results, out / "calibration.png")
 
 
 if __name__ == "__main__":
