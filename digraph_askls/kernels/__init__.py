@@ -14,6 +14,7 @@ from digraph_askls.kernels._propagated import PropagatedFeatureKernel
 from digraph_askls.kernels._restrict import dense_block, restrict_kernel
 from digraph_askls.kernels._roles import ROLE_FEATURES, get_role_features, get_role_kernel
 from digraph_askls.kernels._smoothed import get_smoothed_attribute_kernel
+from digraph_askls.kernels._cooccurrence import CooccurrenceKernel, get_cooccurrence_kernel
 from digraph_askls.kernels._families import (
     AttributeKernel,
     InDegreeKernel,
@@ -42,6 +43,7 @@ from digraph_askls.kernels._walks import WalkSeriesKernel, get_ppr_kernel, get_w
 
 __all__ = [
     "AttributeKernel",
+    "CooccurrenceKernel",
     "EMBEDDINGS",
     "ElementwisePowerKernel",
     "EmbeddingKernel",
@@ -64,6 +66,7 @@ __all__ = [
     "dense_block",
     "gamma_grid",
     "get_attribute_kernel",
+    "get_cooccurrence_kernel",
     "get_embedding_kernel",
     "get_kernel_sum",
     "get_link_profile_kernel",

@@ -19,7 +19,8 @@ from ._views import KernelViews
 from ._targets import label_indicator, multilabel_labels
 from .selection import (DEFAULT_POLICY, FitSettings, SelectionPolicy, as_recipes,
                         check_scoring, choose_on_validation, default_kernels, merges_for,
-                        node_keys, select_kernel, validation_candidates)
+                        multilabel_kernels, node_keys, select_kernel,
+                        validation_candidates)
 from .selection._multilabel import MULTILABEL_MERGES, multilabel_scoring, select_multilabel
 from .selection._scoring import decide
 
@@ -465,9 +466,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
                              f"target; choose from {['auto', *MULTILABEL_MERGES]}")
         policy = DEFAULT_POLICY if self.policy is None else self.policy
         per_label = float(np.median(Y[train].sum(axis=0)))
-        recipes = (default_kernels(train.size, inputs.features is not None,
-                                   n_nodes=len(inputs.nodes), labels_per_class=per_label,
-                                   policy=policy)
+        recipes = (multilabel_kernels(train.size, inputs.features is not None,
+                                      n_nodes=len(inputs.nodes), labels_per_class=per_label,
+                                      policy=policy)
                    if _is_auto(config["kernel"]) else
                    as_recipes(config["kernel"], config["kernel_params"]))
         settings = FitSettings(solver=self.solver, preconditioner=self.preconditioner,

@@ -21,7 +21,7 @@ calls each in turn):
 ranked configurations on validation nodes instead (``NodeClassifier.fit(valid=...)``).
 """
 
-from ._candidates import Candidate, as_recipes, default_kernels
+from ._candidates import Candidate, as_recipes, default_kernels, multilabel_kernels
 from ._engines import Engine, SolvedEngine, SpectralEngine, WalkEngine
 from ._folds import node_keys
 from ._policy import DEFAULT_POLICY, FitSettings, SelectionPolicy
@@ -32,5 +32,5 @@ from ._validation import choose_on_validation, validation_candidates
 __all__ = ["Candidate", "DEFAULT_POLICY", "Engine", "FitSettings", "SelectionPolicy",
            "Scoring", "Selected", "Selection", "SolvedEngine", "SpectralEngine",
            "WalkEngine", "as_recipes", "check_scoring", "choose_on_validation",
-           "default_kernels", "merges_for", "node_keys", "select_kernel",
+           "default_kernels", "multilabel_kernels", "merges_for", "node_keys", "select_kernel",
            "validation_candidates"]
