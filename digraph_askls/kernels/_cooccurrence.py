@@ -29,7 +29,9 @@ __all__ = ["CooccurrenceKernel", "get_cooccurrence_kernel"]
 
 
 def get_cooccurrence_kernel(adjacency, window=10, negative=1.0, dtype="float32"):
-    """``log(max(vol / (negative * window) * (P + ... + P^window) D_in^-1, 1))``, dense.
+    """The co-occurrence kernel of a graph, as a dense array: NetMF's matrix, log-shifted.
+
+    ``log(max(vol / (negative * window) * (P + ... + P^window) D_in^-1, 1))``.
 
     Parameters
     ----------
