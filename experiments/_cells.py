@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["CellCache", "split_key"]
+__all__ = ["CellCache", "read_cells", "split_key"]
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +37,19 @@ def split_key(train, test, valid=None):
         digest.update(np.asarray(nodes, dtype=np.int64).tobytes())
         digest.update(b"|")
     return digest.hexdigest()
+
+
+def read_cells(path, key):
+    """The cells of a JSON-lines file by ``key(cell)``, the last line of a key winning
+    ({} if there is no file)."""
+    cells = {}
+    path = Path(path)
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip():
+                cell = json.loads(line)
+                cells[key(cell)] = cell
+    return cells
 
 
 class CellCache:

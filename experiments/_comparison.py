@@ -155,13 +155,9 @@ def load_cells(path, current=True):
     With ``current``, a peer's cell whose chosen configuration is not in that peer's grid
     today (:func:`._comparison_peers.grid_of`) is left out: it was measured with another
     grid, so it is measured again rather than mixed into the tables."""
-    cells = {}
-    path = Path(path)
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if line.strip():
-                cell = json.loads(line)
-                cells[_key(cell)] = cell
+    from ._cells import read_cells
+
+    cells = read_cells(path, _key)
     if current:
         cells = {key: cell for key, cell in cells.items() if not is_stale(cell)}
     return cells

@@ -72,14 +72,9 @@ def _key(cell):
 
 def load_cells(path):
     """The cells of a JSON-lines file by (graph, method, seed, split); the last wins."""
-    cells = {}
-    path = Path(path)
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if line.strip():
-                cell = json.loads(line)
-                cells[_key(cell)] = cell
-    return cells
+    from ._cells import read_cells
+
+    return read_cells(path, _key)
 
 
 def _scores(truth, predicted):
