@@ -66,7 +66,6 @@ def get_cooccurrence_kernel(adjacency, window=10, negative=1.0, dtype="float32")
     links = sparse.csr_array(adjacency, dtype=np.float64)
     links.data[:] = 1.0
     links.eliminate_zeros()
-    n = links.shape[0]
     out_degree = np.asarray(links.sum(axis=1)).ravel()
     in_degree = np.asarray(links.sum(axis=0)).ravel()
     volume = float(out_degree.sum())
