@@ -13,8 +13,8 @@ on one thread from the repository root::
         --out docs/results
 
 writes ``calibration.json`` (per graph: the error of every draw, pooled, the accuracy
-and mean confidence) and ``calibration.png`` (the reliability diagrams, pooled; bins of fewer than 10 test nodes
-left out of the lines).
+and mean confidence) and ``calibration.png`` (the reliability
+diagrams, pooled; bins of fewer than 10 test nodes left out of the lines).
 """
 
 import argparse

@@ -19,6 +19,7 @@ import warnings
 from contextlib import contextmanager
 
 from digraph_askls._notes import Notes, held_warnings
+from digraph_askls.cli import _global_options
 
 __all__ = ["build_parser", "main"]
 
@@ -259,20 +260,6 @@ def _command_table4(args, notes):
                           verbose=not args.quiet)
     _report("table4", rows, format_table4(rows), args.out)
     return 0
-
-
-def _global_options(after_command):
-    """The options every command takes, before or after its name.
-
-    After the command their default is left out (``SUPPRESS``), so that a value given
-    before the command is not overwritten by the subcommand's default.
-    """
-    parser = argparse.ArgumentParser(add_help=False)
-    group = parser.add_argument_group("global options (before or after the command)")
-    group.add_argument("-v", "--verbose", action="store_true",
-                       default=argparse.SUPPRESS if after_command else False,
-                       help="log the library's progress details (INFO messages) on stderr")
-    return parser
 
 
 def _add_table(commands, common):

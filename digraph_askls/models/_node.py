@@ -175,7 +175,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         ``argmax_c w_c p_c`` over the merge's probabilities ``p`` (with ``"balanced"``
         weights, the rule that maximises the balanced accuracy), and the selection
         judges those decisions. Where a class has fewer than 3 labelled nodes, the
-        stacking merges are not compared: a stacker cannot learn that class. For imbalanced classes pair it with a score that weighs the classes alike
+        stacking merges are not compared: a stacker cannot learn that class. For
+        imbalanced classes pair it with a score that weighs the classes alike
         (``scoring="balanced_accuracy"`` or ``"f1_macro"``): the selection then chooses
         by it. It is set by the user, not selected.
 

@@ -32,5 +32,5 @@ from ._validation import choose_on_validation, validation_candidates
 __all__ = ["Candidate", "DEFAULT_POLICY", "Engine", "FitSettings", "SelectionPolicy",
            "Scoring", "Selected", "Selection", "SolvedEngine", "SpectralEngine",
            "WalkEngine", "as_recipes", "check_scoring", "choose_on_validation",
-           "default_kernels", "multilabel_kernels", "merges_for", "node_keys", "select_kernel",
-           "validation_candidates"]
+           "default_kernels", "merges_for", "multilabel_kernels", "node_keys",
+           "select_kernel", "validation_candidates"]
