@@ -93,7 +93,7 @@ def plot_comparison(cells, path=None, n_columns=4):
     >>> [ax.get_title() for ax in figure.axes if ax.get_visible()]
     ['cora, 20 per class (sealed)']
     """
-    from ._directed_plot import _pyplot
+    from ._directed_plot import _panel_grid, _pyplot
 
     plt = _pyplot()
     groups = _groups(cells)
@@ -101,14 +101,10 @@ def plot_comparison(cells, path=None, n_columns=4):
             for graph in graphs if (protocol, graph, headline_default(protocol)) in groups]
     methods = [m for m in COMPARISON_METHODS if any(key[2] == m for key in groups)]
     best = {(row["protocol"], row["graph"]): row["peer"] for row in paired_rows(cells)}
-    n_columns = max(1, min(n_columns, len(rows)))
-    n_rows = max(1, -(-len(rows) // n_columns))
-    fig, axes = plt.subplots(n_rows, n_columns, squeeze=False, sharey=True,
-                             figsize=(2.4 * n_columns + 1.6, 0.16 * len(methods) * n_rows + 1))
+    fig, axes = _panel_grid(plt, len(rows), n_columns, (2.4, 0.16 * len(methods)),
+                            margin=(1.6, 1))
     for ax, (protocol, graph) in zip(axes.flat, rows):
         _panel(ax, groups, protocol, graph, methods, best.get((protocol, graph)))
-    for ax in list(axes.flat)[len(rows):]:
-        ax.set_visible(False)
     axes[0, 0].set_yticks(range(len(methods)), methods)
     axes[0, 0].invert_yaxis()
     fig.tight_layout(rect=(0, 0.05, 1, 1))

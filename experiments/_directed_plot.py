@@ -12,6 +12,23 @@ def _pyplot():
     return plt
 
 
+def _panel_grid(plt, n_panels, n_columns, panel_size, margin=(0.0, 0.0)):
+    """A figure of ``n_panels`` panels sharing their y axis, ``n_columns`` a row (fewer
+    when there are fewer panels); the panels left over are hidden.
+
+    A panel takes ``panel_size`` (width, height) inches and the figure ``margin`` more.
+    Returns the figure and its 2-D array of axes.
+    """
+    n_columns = max(1, min(n_columns, n_panels))
+    n_rows = max(1, -(-n_panels // n_columns))
+    fig, axes = plt.subplots(n_rows, n_columns, squeeze=False, sharey=True,
+                             figsize=(panel_size[0] * n_columns + margin[0],
+                                      panel_size[1] * n_rows + margin[1]))
+    for ax in axes.flat[n_panels:]:
+        ax.set_visible(False)
+    return fig, axes
+
+
 def plot_directed(rows, path=None, n_columns=3):
     """Mean test accuracy of every method, one panel per graph.
 
@@ -51,10 +68,7 @@ def plot_directed(rows, path=None, n_columns=3):
     methods = list(dict.fromkeys(row["method"] for row in rerun))
     colours = {method: plt.get_cmap("tab10")(i % 10) for i, method in enumerate(methods)}
     published = [row for row in rows if row.get("published") and row["graph"] in graphs]
-    n_columns = max(1, min(n_columns, len(graphs)))
-    n_rows = max(1, -(-len(graphs) // n_columns))
-    fig, axes = plt.subplots(n_rows, n_columns, figsize=(4.2 * n_columns, 3.0 * n_rows),
-                             squeeze=False, sharey=True)
+    fig, axes = _panel_grid(plt, len(graphs), n_columns, (4.2, 3.0))
     handles = {}
     for ax, graph in zip(axes.flat, graphs):
         first = next(r for r in rerun if r["graph"] == graph)
@@ -80,8 +94,6 @@ def plot_directed(rows, path=None, n_columns=3):
         ax.set_xticks([])
         ax.set_ylim(0, 1)
         ax.grid(axis="y", alpha=0.3)
-    for ax in axes.flat[len(graphs):]:
-        ax.set_visible(False)
     for ax in axes[:, 0]:
         ax.set_ylabel("test accuracy")
     if graphs:
