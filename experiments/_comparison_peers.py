@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from ._gnn_models import _edge_index, build_model, import_torch
+from ._gnn_models import _dense_features, _edge_index, build_model, import_torch
 
 __all__ = ["PEER_GRIDS", "TRAINING", "VARIANTS", "grid_of", "run_peer", "runs_on"]
 
@@ -159,14 +159,9 @@ class _Inputs:
 
     def __init__(self, graph, device):
         torch, _, _ = import_torch(signed=False)
-        from scipy import sparse
-
         from torch_geometric.utils import to_undirected
 
-        features = graph.features
-        dense = features.toarray() if sparse.issparse(features) else np.asarray(features)
-        sums = np.abs(dense).sum(axis=1, keepdims=True)
-        dense = dense / np.where(sums > 0, sums, 1.0)
+        dense = _dense_features(graph.features)
         self.torch, self.device, self.adjacency = torch, device, graph.adjacency
         self.x = torch.as_tensor(dense, dtype=torch.float32, device=device)
         self.y = torch.as_tensor(np.maximum(graph.labels, 0), device=device)

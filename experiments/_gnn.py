@@ -11,7 +11,6 @@ import logging
 import numbers
 
 import numpy as np
-from scipy import sparse
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils import check_random_state
@@ -20,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 from digraph_askls._fitted import FittedAttributesMixin
 from digraph_askls.graph._index import NodeIndex
 from ._gnn_config import GNN_CONFIGS, GNN_METHODS
-from ._gnn_models import build_model, import_torch
+from ._gnn_models import _dense_features, build_model, import_torch
 
 __all__ = ["GNNClassifier"]
 
@@ -162,10 +161,7 @@ class GNNClassifier(FittedAttributesMixin, BaseEstimator):
         torch.set_num_threads(self.n_threads)
         try:
             torch.manual_seed(seed)
-            dense = attributes.toarray() if sparse.issparse(attributes) else attributes
-            if config["row_normalize"]:
-                sums = np.abs(dense).sum(axis=1, keepdims=True)
-                dense = dense / np.where(sums > 0, sums, 1.0)
+            dense = _dense_features(attributes, config["row_normalize"])
             x = torch.as_tensor(np.asarray(dense, dtype=np.float32))
             model, scores = build_model(self.method, config, x, adjacency, len(classes))
             self.labels_, self.n_epochs_, self.best_epoch_ = _train(

@@ -51,6 +51,17 @@ def _edge_index(adjacency, torch):
     return torch.from_numpy(pairs)
 
 
+def _dense_features(features, row_normalize=True):
+    """Node attributes (an array or a sparse matrix) as a dense array; with
+    ``row_normalize``, each row divided by the sum of its absolute values (rows of zeros
+    kept), as the authors' loaders prepare them."""
+    dense = features.toarray() if sparse.issparse(features) else np.asarray(features)
+    if row_normalize:
+        sums = np.abs(dense).sum(axis=1, keepdims=True)
+        dense = dense / np.where(sums > 0, sums, 1.0)
+    return dense
+
+
 def _dir_gnn(config, n_features, n_classes):
     """Dir-GNN: DirGNNConv(GCNConv) layers, ReLU, dropout, L2-normalised rows, then
     jumping knowledge over the layers and a linear read-out."""
