@@ -355,7 +355,16 @@ def main(argv=None):
     """Entry point of the ``digraph-askls`` command."""
     if _moved_to_the_harness(sys.argv[1:] if argv is None else list(argv)):
         return 2
-    parser = build_parser()
+    return _run_command(build_parser(), argv, "digraph-askls")
+
+
+def _run_command(parser, argv, prog):
+    """Parse ``argv`` with ``parser`` and run the command's handler; returns the exit status.
+
+    Logging follows ``--verbose``, warnings are held for the handler's notes, and an error
+    of the input, a file or an import ends the command with status 2 and the line
+    ``<prog> <command>: error: <message>``.
+    """
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
@@ -364,7 +373,7 @@ def main(argv=None):
         with held_warnings(notes):
             return args.handler(args, notes)
     except (ValueError, FileNotFoundError, OSError, ImportError) as exc:
-        notes.write(f"digraph-askls {args.command}: error: {exc}")
+        notes.write(f"{prog} {args.command}: error: {exc}")
         return 2
 
 

@@ -14,12 +14,10 @@ Examples
 
 import argparse
 import json
-import logging
 import warnings
 from contextlib import contextmanager
 
-from digraph_askls._notes import Notes, held_warnings
-from digraph_askls.cli import _global_options
+from digraph_askls.cli import _global_options, _run_command
 
 __all__ = ["build_parser", "main"]
 
@@ -460,14 +458,4 @@ def build_parser():
 
 def main(argv=None):
     """Entry point of ``python -m experiments``; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
-    notes = Notes(progress=not getattr(args, "quiet", True))
-    try:
-        with held_warnings(notes):
-            return args.handler(args, notes)
-    except (ValueError, FileNotFoundError, OSError, ImportError) as exc:
-        notes.write(f"python -m experiments {args.command}: error: {exc}")
-        return 2
+    return _run_command(build_parser(), argv, "python -m experiments")
