@@ -354,6 +354,14 @@ def _add_table_run_options(table):
     table.set_defaults(handler=_command_table)
 
 
+def _add_outputs(command, stem, handler):
+    """The last options of a table of the paper: the folder for ``<stem>.md`` and
+    ``<stem>.json``, and no progress bars; then the command's handler."""
+    command.add_argument("--out", default=None, help=f"folder for {stem}.md and {stem}.json")
+    command.add_argument("--quiet", action="store_true", help="no progress bars")
+    command.set_defaults(handler=handler)
+
+
 def _add_table3(commands, common):
     table3 = commands.add_parser(
         "table3", help="the paper's Table 3: AsK-LS against NERD and symmetrised baselines",
@@ -372,9 +380,7 @@ def _add_table3(commands, common):
     table3.add_argument("--data-home", default=None,
                         help="data folder (default: $DIGRAPH_ASKLS_DATA, then ./datasets, "
                              "then the user cache); nothing is downloaded")
-    table3.add_argument("--out", default=None, help="folder for table3.md and table3.json")
-    table3.add_argument("--quiet", action="store_true", help="no progress bars")
-    table3.set_defaults(handler=_command_table3)
+    _add_outputs(table3, "table3", _command_table3)
 
 
 def _add_table1(commands, common):
@@ -403,9 +409,7 @@ def _add_table1(commands, common):
     table1.add_argument("--seed", type=int, default=0,
                         help="seed of the image features, the GMMs, their Monte Carlo "
                              "draws and the splits (default 0)")
-    table1.add_argument("--out", default=None, help="folder for table1.md and table1.json")
-    table1.add_argument("--quiet", action="store_true", help="no progress bars")
-    table1.set_defaults(handler=_command_table1)
+    _add_outputs(table1, "table1", _command_table1)
 
 
 def _add_table4(commands, common):
@@ -426,9 +430,7 @@ def _add_table4(commands, common):
     table4.add_argument("--data-home", default=None,
                         help="data folder (default: $DIGRAPH_ASKLS_DATA, then ./datasets, "
                              "then the user cache); missing files are downloaded")
-    table4.add_argument("--out", default=None, help="folder for table4.md and table4.json")
-    table4.add_argument("--quiet", action="store_true", help="no progress bars")
-    table4.set_defaults(handler=_command_table4)
+    _add_outputs(table4, "table4", _command_table4)
 
 
 def build_parser():
