@@ -70,6 +70,24 @@ def _check_size(name, X, Y, reference):
                "or train on fewer samples")
 
 
+def _scaled_distances(name, X, Y, sigma, reference, normalize):
+    """Check the arguments of the asymmetric kernel ``name``, then return the squared
+    distances from ``X`` to ``Y`` and to the reference set, divided by ``sigma**2``."""
+    _check_normalize(normalize)
+    X, Y, reference = _check_vectors(X, Y, reference)
+    sigma = _bandwidth(sigma, reference)
+    _check_size(name, X, Y, reference)
+    return (cdist(X, Y, "sqeuclidean") / sigma**2,
+            cdist(X, reference, "sqeuclidean") / sigma**2)
+
+
+def _normaliser(terms, normalize):
+    """The mean (``normalize="mean"``) or the sum of each row of ``terms``, as a column."""
+    if normalize == "mean":
+        return terms.mean(axis=1, keepdims=True)
+    return terms.sum(axis=1, keepdims=True)
+
+
 def sne_kernel(X, Y=None, *, sigma="auto", reference=None, normalize="mean"):
     """SNE kernel: Gaussian affinities normalised over a reference (training) set.
 
@@ -123,16 +141,10 @@ def sne_kernel(X, Y=None, *, sigma="auto", reference=None, normalize="mean"):
     >>> bool(np.allclose(sne_kernel(X, X, sigma=1.0), 3 * K))   # "mean": times n_reference
     True
     """
-    normalize = _check_normalize(normalize)
-    X, Y, reference = _check_vectors(X, Y, reference)
-    sigma = _bandwidth(sigma, reference)
-    _check_size("SNE", X, Y, reference)
-    scaled = cdist(X, Y, "sqeuclidean") / sigma**2
-    scaled_reference = cdist(X, reference, "sqeuclidean") / sigma**2
+    scaled, scaled_reference = _scaled_distances("SNE", X, Y, sigma, reference, normalize)
     shift = scaled_reference.min(axis=1, keepdims=True)
     terms = np.exp(shift - scaled_reference)
-    normaliser = terms.mean(axis=1, keepdims=True) if normalize == "mean" else \
-        terms.sum(axis=1, keepdims=True)
+    normaliser = _normaliser(terms, normalize)
     del terms, scaled_reference
     return np.exp(shift - scaled - np.log(normaliser))
 
@@ -186,16 +198,10 @@ def t_kernel(X, Y=None, *, sigma="auto", reference=None, normalize="mean"):
     >>> bool(np.allclose(t_kernel(10 * X, 10 * X), t_kernel(X, X)))   # sigma="auto"
     True
     """
-    normalize = _check_normalize(normalize)
-    X, Y, reference = _check_vectors(X, Y, reference)
-    sigma = _bandwidth(sigma, reference)
-    _check_size("T", X, Y, reference)
-    distances = cdist(X, Y, "sqeuclidean") / sigma**2
-    distances_reference = cdist(X, reference, "sqeuclidean") / sigma**2
+    distances, distances_reference = _scaled_distances("T", X, Y, sigma, reference, normalize)
     scale = 1.0 + distances_reference.min(axis=1, keepdims=True)
     terms = scale / (1.0 + distances_reference)
-    normaliser = terms.mean(axis=1, keepdims=True) if normalize == "mean" else \
-        terms.sum(axis=1, keepdims=True)
+    normaliser = _normaliser(terms, normalize)
     del terms, distances_reference
     distances += 1.0
     np.divide(scale, distances, out=distances)
