@@ -21,6 +21,10 @@ _MAGNET = ("matthew-hirn/magnet, execution/node_classifcation.sh and src/sparse_
 _DIGCN = ("flyingtango/DiGCN, code/digcn.py and code/train_eval.py, "
           "commit bbef909d7a24d4f04e8aee24c8b063e895a56ae2")
 
+# Kipf and Welling's settings (train.py's flags), which the MLP and GCN peers share.
+_KIPF_DEFAULT = {"hidden": 16, "layers": 2, "dropout": 0.5, "lr": 0.01, "weight_decay": 5e-4,
+                 "max_epochs": 200, "patience": 10, "criterion": "loss", "row_normalize": True}
+
 _DIRGNN_CHAMELEON = {"hidden": 128, "layers": 5, "jk": "max", "alpha": 1.0, "normalize": True,
                      "dropout": 0.0, "lr": 0.005, "weight_decay": 0.0, "max_epochs": 10000,
                      "patience": 400, "criterion": "accuracy", "row_normalize": False}
@@ -35,16 +39,12 @@ GNN_CONFIGS = {
     "MLP": {
         "source": _KIPF + " (model 'dense')",
         "graph": "none (node attributes only)",
-        "default": {"hidden": 16, "layers": 2, "dropout": 0.5, "lr": 0.01,
-                    "weight_decay": 5e-4, "max_epochs": 200, "patience": 10,
-                    "criterion": "loss", "row_normalize": True},
+        "default": dict(_KIPF_DEFAULT),
     },
     "GCN": {
         "source": _KIPF + " (model 'gcn')",
         "graph": "symmetrised, self-loops and symmetric normalisation (GCNConv)",
-        "default": {"hidden": 16, "layers": 2, "dropout": 0.5, "lr": 0.01,
-                    "weight_decay": 5e-4, "max_epochs": 200, "patience": 10,
-                    "criterion": "loss", "row_normalize": True},
+        "default": dict(_KIPF_DEFAULT),
     },
     "GraphSAGE": {
         "source": _SAGE + " (graphsage_mean: 2 layers of 128, lr 0.01, no dropout, no "
