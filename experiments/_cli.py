@@ -83,6 +83,27 @@ def _data_home_hint(option="--data-home"):
                                 f"{_DATA_HOME_HINT.replace('--data-home', option)}.") from None
 
 
+@contextmanager
+def _damped_run(option="--data-home"):
+    """Run a cross-validated table of the paper: the singular systems that some folds meet
+    are solved damped without a warning each, and a missing-data error says how to point
+    the command at the data (:func:`_data_home_hint`)."""
+    from digraph_askls.linalg import SingularSystemWarning
+
+    with warnings.catch_warnings(), _data_home_hint(option):
+        warnings.simplefilter("ignore", SingularSystemWarning)
+        yield
+
+
+def _draw(notes, what, plot, *arguments):
+    """Draw a figure with ``plot(*arguments)``; without matplotlib, note that there is no
+    ``what`` instead of failing the command."""
+    try:
+        plot(*arguments)
+    except ImportError as error:
+        notes.write(f"no {what}: {error}")
+
+
 def _command_table(args, notes):
     from pathlib import Path
 
@@ -131,10 +152,7 @@ def _command_table(args, notes):
     stem = args.table.replace("-", "_")
     out = _report(stem, rows, markdown, args.out)
     if out is not None:
-        try:
-            plot(rows, out / f"{stem}.png")
-        except ImportError as error:
-            notes.write(f"no figure: {error}")
+        _draw(notes, "figure", plot, rows, out / f"{stem}.png")
     return 0
 
 
@@ -171,6 +189,7 @@ def _command_comparison(args, notes):
     from pathlib import Path
 
     from experiments import _comparison, _comparison_report
+    from experiments._comparison_plot import plot_comparison
 
     out = Path(args.out or "docs/results")
     cells_path = Path(args.cache) if args.cache else out / "comparison-cells.jsonl"
@@ -199,12 +218,7 @@ def _command_comparison(args, notes):
         cell for cell in _comparison.load_cells(twins_path).values() if cell["seed"] == seed]
     markdown = _comparison_report.format_comparison(cells, seed, twins)
     _report("comparison", _comparison_report.summarize(cells), markdown, out)
-    try:
-        from experiments._comparison_plot import plot_comparison
-
-        plot_comparison(cells, out / "comparison.png")
-    except ImportError as error:
-        notes.write(f"no figure: {error}")
+    _draw(notes, "figure", plot_comparison, cells, out / "comparison.png")
     return 0
 
 
@@ -216,10 +230,7 @@ def _command_table3(args, notes):
     _check_data(rows, "dataset", notes)
     out = _report("table3", rows, format_table3(rows), args.out)
     if out is not None:
-        try:
-            plot_table3(rows, out / "table3.png")
-        except ImportError as error:
-            notes.write(f"no bar chart: {error}")
+        _draw(notes, "bar chart", plot_table3, rows, out / "table3.png")
     return 0
 
 
@@ -228,17 +239,14 @@ def _command_table1(args, notes):
 
     from digraph_askls.datasets import get_data_home
     from experiments import format_table1, run_table1
-    from digraph_askls.linalg import SingularSystemWarning
 
     if args.corel_dir:
         corel_dir, option = args.corel_dir, "--corel-dir"
     else:
         home = Path(args.data_home).expanduser() if args.data_home else get_data_home()
         corel_dir, option = home / "corel1k", "--data-home (or --corel-dir)"
-    with warnings.catch_warnings(), _data_home_hint(option):
-        # The symmetrised KL kernel is indefinite: some CV folds meet singular systems,
-        # which are solved damped.
-        warnings.simplefilter("ignore", SingularSystemWarning)
+    # The symmetrised KL kernel is indefinite: some CV folds meet singular systems.
+    with _damped_run(option):
         rows = run_table1(corel_dir, n_trials=args.trials, n_components=args.n_components,
                           cache_dir=args.cache_dir, random_state=args.seed, cv=args.cv,
                           verbose=not args.quiet)
@@ -248,11 +256,8 @@ def _command_table1(args, notes):
 
 def _command_table4(args, notes):
     from experiments import format_table4, run_table4
-    from digraph_askls.linalg import SingularSystemWarning
 
-    with warnings.catch_warnings(), _data_home_hint():
-        # Cross-validation meets singular systems on some folds; they are solved damped.
-        warnings.simplefilter("ignore", SingularSystemWarning)
+    with _damped_run():  # cross-validation meets singular systems on some folds
         rows = run_table4(args.datasets, n_trials=args.trials, cv=args.cv,
                           data_home=args.data_home, random_state=args.seed,
                           verbose=not args.quiet)
