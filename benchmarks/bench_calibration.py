@@ -3,7 +3,7 @@ uncalibrated (the merge's probabilities) and calibrated (``calibrator_``), and t
 reliability diagrams.
 
 Development draws only: Cora and CiteSeer with 20 labelled nodes per class
-(``class_splits(labels, 20, 5, 0)``, 5 draws), and the fixed splits of Texas,
+(``class_splits(labels, 20, 10, 0)``, 10 draws), and the fixed splits of Texas,
 Wisconsin, chameleon-filtered and squirrel-filtered (10 each, the errors pooled over the
 splits: 37 to 445 test nodes a split). ``NodeClassifier(random_state=0)``; 10 bins. Run
 on one thread from the repository root::
@@ -13,8 +13,18 @@ on one thread from the repository root::
         --out docs/results
 
 writes ``calibration.json`` (per graph: the error of every draw, pooled, the accuracy
-and mean confidence) and ``calibration.png`` (the reliability
+and mean confidence, and the two floors below) and ``calibration.png`` (the reliability
 diagrams, pooled; bins of fewer than 10 test nodes left out of the lines).
+
+The floors say what error a draw's calibrated probabilities could reach at best, by
+simulation (``N_SIMULATED`` outcomes a draw, seeded): ``perfect``, the expected error if
+every test node were right with exactly its confidence (what 10 bins of that many test
+nodes measure of a perfectly calibrated model); ``labelled``, the same model seen
+through ``m`` labelled nodes (the draw's): each simulation draws ``m`` of the
+confidences, right each with its probability, and shifts every confidence by the mean
+of their residuals (right minus confidence), the level a calibrator of the right shape
+would learn from them. It is the floor of any calibrator fitted on the labelled nodes
+alone, however right the shape of its map: their residuals are all it sees of the level.
 """
 
 import argparse
@@ -31,6 +41,9 @@ from digraph_askls.evaluation import class_splits, expected_calibration_error, f
 GRAPHS = ("cora", "citeseer", "texas", "wisconsin", "chameleon-filtered",
           "squirrel-filtered")
 RANDOM_DRAWS = ("cora", "citeseer")
+N_RANDOM_DRAWS = 10
+#: Simulated outcomes per draw for the floors.
+N_SIMULATED = 200
 #: Fewest pooled test nodes of a bin drawn in the reliability diagram.
 MIN_BIN = 10
 
@@ -38,7 +51,7 @@ MIN_BIN = 10
 def draws(name, data_home):
     """(graph, train, test) of each draw of ``name``."""
     graph = load_dataset(name, data_home=data_home, download=False)
-    splits = (class_splits(graph.labels, 20, 5, 0) if name in RANDOM_DRAWS
+    splits = (class_splits(graph.labels, 20, N_RANDOM_DRAWS, 0) if name in RANDOM_DRAWS
               else fixed_splits(graph))
     for _, train, test in splits:
         yield graph, train, test
@@ -59,6 +72,32 @@ def probabilities(graph, train, test):
         proba[:, clf.classes_] = clf.predict_proba()[test]
         found[name] = proba
     return found
+
+
+def floors(proba, n_labelled, rng):
+    """Expected error (10 bins) of ``proba``'s confidences if they were exactly right
+    (``perfect``), and if their level were known from ``n_labelled`` labels
+    (``labelled``): see the module's docstring."""
+    confidence = proba.max(axis=1)
+    found = {"perfect": [], "labelled": []}
+    for _ in range(N_SIMULATED):
+        right = rng.random(confidence.size) < confidence
+        found["perfect"].append(_confidence_error(confidence, right))
+        seen = rng.choice(confidence, n_labelled)
+        shift = np.mean(rng.random(n_labelled) < seen) - seen.mean()
+        right = rng.random(confidence.size) < np.clip(confidence - shift, 0, 1)
+        found["labelled"].append(_confidence_error(confidence, right))
+    return {kind: float(np.mean(errors)) for kind, errors in found.items()}
+
+
+def _confidence_error(confidence, right, n_bins=10):
+    """:func:`expected_calibration_error` from the confidences and whether each is right."""
+    bins = np.searchsorted(np.arange(1, n_bins) / n_bins, confidence, side="left")
+    total = 0.0
+    for b in np.unique(bins):
+        mask = bins == b
+        total += mask.sum() * abs(right[mask].mean() - confidence[mask].mean())
+    return float(total / confidence.size)
 
 
 def reliability(y, proba, n_bins=10):
@@ -115,13 +154,16 @@ def main(argv=None):
     args = parser.parse_args(argv)
     results = {}
     for name in args.graphs:
-        per_draw, pooled, truth = {}, {}, []
+        per_draw, pooled, truth, floor = {}, {}, [], {}
+        rng = np.random.default_rng(0)
         for graph, train, test in draws(name, args.data_home):
             truth.append(graph.labels[test])
             for kind, proba in probabilities(graph, train, test).items():
                 per_draw.setdefault(kind, []).append(
                     expected_calibration_error(graph.labels[test], proba))
                 pooled.setdefault(kind, []).append(proba)
+            for kind, error in floors(pooled["calibrated"][-1], train.size, rng).items():
+                floor.setdefault(kind, []).append(error)
         y = np.concatenate(truth)
         results[name] = {}
         for kind in ("uncalibrated", "calibrated"):
@@ -131,10 +173,17 @@ def main(argv=None):
                       "accuracy": float(np.mean(proba.argmax(axis=1) == y)),
                       "confidence": float(proba.max(axis=1).mean()),
                       "reliability": reliability(y, proba)}
+            if kind == "calibrated":
+                for floor_kind, errors in floor.items():
+                    result[f"floor_{floor_kind}_draws"] = errors
+                    result[f"floor_{floor_kind}"] = float(np.mean(errors))
             results[name][kind] = result
             print(f"{name} {kind}: ECE mean over draws {result['ece_mean']:.4f}, pooled "
                   f"{result['ece_pooled']:.4f}; accuracy {result['accuracy']:.4f}, mean "
-                  f"confidence {result['confidence']:.4f}", flush=True)
+                  f"confidence {result['confidence']:.4f}" + (
+                      f"; floors: perfect {result['floor_perfect']:.4f}, labelled "
+                      f"{result['floor_labelled']:.4f}" if "floor_perfect" in result else ""),
+                  flush=True)
     if args.out:
         out = Path(args.out)
         (out / "calibration.json").write_text(json.dumps(results, indent=1))
