@@ -75,3 +75,30 @@ def test_joint_and_blended_merges_share_one_joint_stacker_per_fold(monkeypatch):
         score, accuracy, proba = together[merge]
         assert (score, accuracy) == alone[merge][:2]
         np.testing.assert_array_equal(proba, alone[merge][2])
+
+
+def test_stacker_on_views_that_score_alike_fits_quietly_and_as_before():
+    """Two identical views make the Newton step's Hessian singular: scikit-learn finishes
+    with L-BFGS. The stacker says nothing of it, and its fit is the pipeline's own."""
+    import warnings
+
+    from scipy.linalg import LinAlgWarning
+
+    from digraph_askls.models._mergers import StackMerger
+
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 3, 90)
+    scores = rng.normal(size=(90, 3)) + 1.5 * np.eye(3)[codes]
+    features = np.stack([scores, scores], axis=1)            # (m, 2 views, k), alike
+    with warnings.catch_warnings(record=True) as raw:
+        warnings.simplefilter("always")
+        expected = [_stackers.unpenalized_logistic_regression().fit(
+            features[:, :, c], (codes == c).astype(int)) for c in range(3)]
+    assert any(issubclass(w.category, LinAlgWarning) for w in raw)   # the case is real
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        merger = StackMerger().fit(features, codes)
+    assert not [w for w in caught if issubclass(w.category, LinAlgWarning)]
+    for model, reference in zip(merger.models_, expected):
+        np.testing.assert_array_equal(model[-1].coef_, reference[-1].coef_)
+    assert np.mean(merger.predict_proba(features).argmax(axis=1) == codes) > 0.6
