@@ -58,6 +58,50 @@ def test_plain_temperature_scaling_recovers_the_true_temperature():
     assert expected_calibration_error(y_fresh, calibrator.predict_proba(fresh)) < 0.03
 
 
+def _draw_classes(rng, proba):
+    """One class per row of ``proba``, drawn."""
+    cumulative = proba.cumsum(axis=1)
+    return (rng.uniform(size=(proba.shape[0], 1)) > cumulative).sum(axis=1)
+
+
+def test_temperature_grows_with_the_logits_length_where_length_is_not_certainty():
+    """Logits whose length is the amount of evidence (a log-normal factor), not how
+    clear it is: the classes are drawn from their direction alone. One temperature
+    cannot fit both the short and the long ones; ``T0 + s ||c||`` can."""
+    rng = np.random.default_rng(4)
+
+    def draw(n):
+        direction = rng.normal(size=(n, 3))
+        direction /= np.linalg.norm(direction - direction.mean(axis=1, keepdims=True),
+                                    axis=1, keepdims=True)
+        truth = np.exp(4.0 * direction)
+        truth /= truth.sum(axis=1, keepdims=True)
+        evidence = np.exp(rng.normal(scale=1.5, size=(n, 1)))
+        return direction * evidence, _draw_classes(rng, truth)
+
+    logits, y = draw(3000)
+    fresh, y_fresh = draw(3000)
+    plain = TemperatureCalibrator(norm_scaling=False).fit(logits, y)
+    scaled = TemperatureCalibrator().fit(logits, y)
+    assert plain.norm_slope_ == 0 and scaled.norm_slope_ > 0
+    assert expected_calibration_error(y_fresh, plain.predict_proba(fresh)) > 0.1
+    assert expected_calibration_error(y_fresh, scaled.predict_proba(fresh)) < 0.04
+    assert scaled.temperature_ < 0.1 < 0.15 < scaled.norm_slope_ < 0.3    # the truth: 0, 1/4
+    # The length only sets the temperature: every prediction is the logits' arg-max.
+    assert (scaled.predict_proba(fresh).argmax(axis=1) == fresh.argmax(axis=1)).all()
+
+
+def test_norm_scaling_keeps_plain_temperature_scaling_where_it_fits():
+    rng = np.random.default_rng(5)
+    logits = rng.normal(scale=3.0, size=(4000, 4))
+    truth = np.exp(logits / 2.0)
+    y = _draw_classes(rng, truth / truth.sum(axis=1, keepdims=True))
+    plain = TemperatureCalibrator(norm_scaling=False).fit(logits, y)
+    scaled = TemperatureCalibrator().fit(logits, y)
+    np.testing.assert_allclose(scaled.predict_proba(logits), plain.predict_proba(logits),
+                               atol=0.02)
+
+
 def test_few_labels_cannot_give_certainty():
     logits = np.array([[30.0, -30.0], [25.0, -20.0], [-30.0, 30.0], [-20.0, 25.0]])
     calibrator = TemperatureCalibrator().fit(logits, [0, 0, 1, 1])

@@ -21,12 +21,27 @@ of 7 classes, ``(140 + 1) / 147 = 0.959`` at most, and the bound tends to 1 as l
 ``T`` is fitted through the mixture (the log-loss of ``p``, not of ``q``), so the
 shrinkage is part of the map the held-out scores choose, not a correction laid on after.
 The argmax of ``p`` is that of ``z`` except where the prior would decide a tie.
+
+One temperature for every node reads a long logit vector as certainty. Where the length
+measures how much evidence reached a node rather than how clear it is (a vote kernel's
+scores grow with the labelled nodes a node hears from, and on PubMed with 20 labels per
+class most test nodes heard little, answered near 1/3 and were right 70 % of the time),
+no single temperature fits both. The temperature of a node therefore grows with the
+length of its centred logits ``c = z - mean(z)``::
+
+    T(z) = T0 + s ||c||,
+
+``T0 >= 0`` and ``s >= 0`` fitted together (``s = 0`` is temperature scaling; ``T0 = 0``
+reads only the direction of ``c``, capping every node's logits at length ``1 / s``).
+Neither moves a prediction. On the development draws of eleven graphs this lowered the
+expected calibration error on PubMed from 0.163 to 0.069 and changed it by at most
+0.006 elsewhere (``docs/guide/targets.md``).
 """
 
 import copy
 
 import numpy as np
-from scipy.optimize import minimize_scalar
+from scipy.optimize import minimize, minimize_scalar
 
 from ._checks import label_columns
 from ._folds import kfold_splits
@@ -45,6 +60,11 @@ def _softmax(logits):
     return weights / weights.sum(axis=1, keepdims=True)
 
 
+def _centred(logits):
+    """Each row less its mean (the softmax does not change)."""
+    return logits - logits.mean(axis=1, keepdims=True)
+
+
 def _as_logits(logits):
     """Logits as (n, k): a vector (or one column) is a binary problem's ``[-z, z] / 2``."""
     logits = np.asarray(logits, dtype=np.float64)
@@ -59,18 +79,25 @@ def _as_logits(logits):
 
 
 class TemperatureCalibrator:
-    """One temperature for all classes, fitted on held-out logits, shrunk to the prior.
+    """One temperature for all classes, fitted on held-out logits, shrunk to the prior;
+    the temperature grows with the length of a node's logits.
 
     Parameters
     ----------
     pseudo_count : "auto" or float, default="auto"
         The weight ``a`` of the class prior, in observations (see the module's
         docstring); ``"auto"``: the number of classes. 0 is plain temperature scaling.
+    norm_scaling : bool, default=True
+        Fit ``T(z) = T0 + s ||z - mean(z)||`` (the module's docstring); False fixes
+        ``s = 0``, one temperature for every node.
 
     Attributes
     ----------
     temperature_ : float
-        ``T``, in the units of the logits given to :meth:`fit`.
+        ``T0``, in the units of the logits given to :meth:`fit`.
+    norm_slope_ : float
+        ``s`` (no unit: a temperature per unit of logit length); 0 without
+        ``norm_scaling``.
     prior_ : ndarray of shape (n_classes,)
         Class shares of the held-out labels, one pseudo-count per class added.
     n_evidence_ : float
@@ -88,8 +115,9 @@ class TemperatureCalibrator:
     (True, [0, 0, 1, 1])
     """
 
-    def __init__(self, pseudo_count="auto"):
+    def __init__(self, pseudo_count="auto", norm_scaling=True):
         self.pseudo_count = pseudo_count
+        self.norm_scaling = norm_scaling
 
     def fit(self, logits, y, n_classes=None, sample_weight=None):
         """Fit on held-out ``logits`` (n, k) (or binary scores (n,)) and the true class
@@ -113,16 +141,32 @@ class TemperatureCalibrator:
                              f"{self.pseudo_count!r}")
         self.pseudo_count_ = a
         self._scale = max(float(logits.std()), 1e-12)
-        standard = logits / self._scale
+        standard = _centred(logits) / self._scale
+        length = np.linalg.norm(standard, axis=1)
         rows = np.arange(n)
 
-        def loss(log_t):
-            p = self._mixture(_softmax(standard / np.exp(log_t)))
+        def loss(log_t0, log_s=None):
+            slope = 0.0 if log_s is None else np.exp(log_s)
+            p = self._mixture(_softmax(standard / (np.exp(log_t0) + slope * length)[:, None]))
             return -np.sum(weights * np.log(np.maximum(p[rows, y], 1e-300)))
 
         found = minimize_scalar(loss, bounds=LOG_TEMPERATURE_BOUNDS, method="bounded",
                                 options={"xatol": 1e-4})
-        self.temperature_ = float(np.exp(found.x) * self._scale)
+        log_t0, log_s = float(found.x), None
+        if self.norm_scaling and n:
+            # From plain scaling (s all but 0) and from the direction alone (T0 all but 0):
+            # the two ends of the family, each refined in both parameters.
+            low = LOG_TEMPERATURE_BOUNDS[0]
+            direction = minimize_scalar(lambda v: loss(low, v), bounds=LOG_TEMPERATURE_BOUNDS,
+                                        method="bounded", options={"xatol": 1e-4})
+            starts = ([log_t0, low], [low, float(direction.x)])
+            best = min((minimize(lambda t: loss(*np.clip(t, *LOG_TEMPERATURE_BOUNDS)), start,
+                                 method="Nelder-Mead", options={"xatol": 1e-4, "fatol": 1e-8})
+                        for start in starts), key=lambda result: result.fun)
+            if best.fun < found.fun:
+                log_t0, log_s = np.clip(best.x, *LOG_TEMPERATURE_BOUNDS)
+        self.temperature_ = float(np.exp(log_t0) * self._scale)
+        self.norm_slope_ = 0.0 if log_s is None else float(np.exp(log_s))
         return self
 
     def _mixture(self, q):
@@ -131,7 +175,9 @@ class TemperatureCalibrator:
 
     def predict_proba(self, logits):
         """Calibrated class probabilities (n, k) of logits (n, k) (or binary scores)."""
-        return self._mixture(_softmax(_as_logits(logits) / self.temperature_))
+        centred = _centred(_as_logits(logits))
+        temperature = self.temperature_ + self.norm_slope_ * np.linalg.norm(centred, axis=1)
+        return self._mixture(_softmax(centred / temperature[:, None]))
 
     def max_probability(self):
         """The largest probability the calibrator can give, ``(n + a max pi) / (n + a)``."""
