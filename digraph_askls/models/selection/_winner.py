@@ -187,7 +187,8 @@ def calibrate(estimator, oof, codes):
     """The :class:`~digraph_askls.models._calibration.TemperatureCalibrator` of the
     fitted estimator's probabilities, learnt from its merge's probabilities of the
     labelled nodes' out-of-fold view scores (``oof``; ``codes``: their class codes,
-    ``0 ..``): one temperature, shrunk to the class prior.
+    ``0 ..``): a temperature that grows with the logits' length, shrunk to the class
+    prior.
 
     Each node's view scores come from fold models that did not learn it; the merge read
     them as it reads new nodes' (a stacker fitted on them, the mean view's temperature
