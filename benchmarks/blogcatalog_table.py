@@ -86,6 +86,15 @@ def load_cells(path):
     return cells
 
 
+def _published_rows(fraction, published):
+    """Table rows of the published (micro-F1, macro-F1) of one labelled fraction."""
+    rows = []
+    for method, values in published.items():
+        micro, macro = (f"{value:.3f}" if value is not None else "" for value in values)
+        rows.append(f"| {fraction:.0%} | {method} | | {micro} | {macro} | | |")
+    return rows
+
+
 def page(cells, seed):
     rows = {}
     for cell in cells.values():
@@ -105,6 +114,7 @@ def page(cells, seed):
         "| labelled | method | draws | micro-F1 | macro-F1 | seconds | chosen |",
         "|---|---|---|---|---|---|---|",
     ]
+    published_at = {fraction: dict(entries) for fraction, entries in PUBLISHED.items()}
     for (fraction, method), measured in sorted(rows.items()):
         micro = np.mean([c["micro_f1"] for c in measured])
         macro = np.mean([c["macro_f1"] for c in measured])
@@ -114,10 +124,10 @@ def page(cells, seed):
                   if chosen else "")
         lines.append(f"| {fraction:.0%} | {method} | {len(measured)} | {micro:.3f} | "
                      f"{macro:.3f} | {seconds:.0f} | {chosen} |")
-    for fraction, published in sorted(PUBLISHED.items()):
-        for method, values in published.items():
-            micro, macro = (f"{value:.3f}" if value is not None else "" for value in values)
-            lines.append(f"| {fraction:.0%} | {method} | | {micro} | {macro} | | |")
+        if method == METHODS[-1]:              # the fraction's published figures after it
+            lines += _published_rows(fraction, published_at.pop(fraction, {}))
+    for fraction, published in sorted(published_at.items()):
+        lines += _published_rows(fraction, published)
     embedding = [c["embedding_seconds"] for c in cells.values()
                  if c["seed"] == seed and "embedding_seconds" in c]
     if embedding:
