@@ -96,20 +96,14 @@ def floors(proba, n_labelled, rng):
     return {kind: float(np.mean(errors)) for kind, errors in found.items()}
 
 
-def _confidence_error(confidence, right, n_bins=10):
+def _confidence_error(confidence, right):
     """:func:`expected_calibration_error` from the confidences and whether each is right."""
-    bins = np.searchsorted(np.arange(1, n_bins) / n_bins, confidence, side="left")
-    total = 0.0
-    for b in np.unique(bins):
-        mask = bins == b
-        total += mask.sum() * abs(right[mask].mean() - confidence[mask].mean())
-    return float(total / confidence.size)
+    return float(sum(count * abs(accuracy - mean) for mean, accuracy, count
+                     in _bin_rows(confidence, right)) / confidence.size)
 
 
-def reliability(y, proba, n_bins=10):
-    """Per bin of confidence: (mean confidence, accuracy, count)."""
-    confidence = proba.max(axis=1)
-    right = proba.argmax(axis=1) == y
+def _bin_rows(confidence, right, n_bins=10):
+    """Per non-empty bin of confidence: (mean confidence, accuracy, count)."""
     bins = np.searchsorted(np.arange(1, n_bins) / n_bins, confidence, side="left")
     rows = []
     for b in range(n_bins):
@@ -118,6 +112,11 @@ def reliability(y, proba, n_bins=10):
             rows.append((float(confidence[mask].mean()), float(right[mask].mean()),
                          int(mask.sum())))
     return rows
+
+
+def reliability(y, proba):
+    """Per bin of confidence: (mean confidence, accuracy, count)."""
+    return _bin_rows(proba.max(axis=1), proba.argmax(axis=1) == y)
 
 
 def plot(results, path):
