@@ -34,6 +34,7 @@ import numpy as np
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
 from digraph_askls.evaluation import multilabel_splits, top_k_f1
+from experiments._cells import read_cells
 
 SEALED_SEED = 7_340_611
 METHODS = ("AsK-LS default", "DeepWalk + LR")
@@ -77,13 +78,9 @@ def run_deepwalk(vectors, Y, train, test):
 
 
 def load_cells(path):
-    cells = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if line.strip():
-                cell = json.loads(line)
-                cells[(cell["method"], cell["fraction"], cell["seed"], cell["draw"])] = cell
-    return cells
+    """The measured cells by (method, fraction, seed, draw)."""
+    return read_cells(path, lambda cell: (cell["method"], cell["fraction"], cell["seed"],
+                                          cell["draw"]))
 
 
 def _published_rows(fraction, published):
