@@ -681,9 +681,10 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         recalibrated by ``calibrator_``
         (:class:`~digraph_askls.models._calibration.TemperatureCalibrator`), fitted on
         the labelled nodes' held-out probabilities of the chosen merge: a temperature
-        that grows with the length of a node's centred logits, and a mixture with the labelled classes' shares weighted as one observation per
-        class, so that a handful of labels cannot give certainty (with 4 labels of 2
-        classes no probability exceeds 5/6). :meth:`predict` is the merge's arg-max, as
+        that grows with the length of a node's centred logits, and a mixture with the
+        labelled classes' shares weighted as one observation per class, so that a
+        handful of labels cannot give certainty (with 4 labels of 2 classes no
+        probability exceeds 5/6). :meth:`predict` is the merge's arg-max, as
         before; where the prior breaks a near tie the arg-max of these probabilities
         may differ. A configuration fitted as given (no selection) has no calibrator
         (``calibrator_`` is None) and answers the merge's probabilities.
