@@ -20,6 +20,8 @@ from ..kernels import restrict_kernel
 from ._askls import AsKLSClassifier
 from ._folds import kfold_splits
 from ._node import NodeClassifier
+from ._node_fit import resolve_config
+from .selection._results import rank_order
 from ._views import KernelViews
 
 __all__ = ["NodeClassifierCV"]
@@ -176,7 +178,7 @@ class NodeClassifierCV(FittedAttributesMixin, BaseEstimator):
         for index, params in enumerate(candidates):
             estimator = NodeClassifier(**self._candidate(params))
             estimator._validate_params()   # a bad grid value fails before any fit
-            config = estimator._config(estimator._resolve_preset())
+            config = resolve_config(estimator.get_params(deep=False))[1]
             key = (config["kernel"], repr(sorted((config["kernel_params"] or {}).items())))
             if key not in kernels:
                 kernels[key] = get_graph_kernel(config["kernel"], adjacency,
@@ -203,7 +205,7 @@ class NodeClassifierCV(FittedAttributesMixin, BaseEstimator):
         best = int(np.argmax(mean))
         self.cv_results_ = {
             "params": candidates, "mean_test_score": mean, "std_test_score": scores.std(axis=1),
-            "rank_test_score": (np.argsort(np.argsort(-mean, kind="stable")) + 1),
+            "rank_test_score": np.asarray(rank_order(mean)),
             "mean_fit_time": np.asarray(seconds),
         }
         self.best_params_ = candidates[best]

@@ -29,7 +29,7 @@ from .._folds import coarsen_folds
 from ._out_of_fold import (cholesky_out_of_fold, solved_out_of_fold, spectral_out_of_fold,
                            walk_out_of_fold)
 
-__all__ = ["Engine", "SolvedEngine", "SpectralEngine", "WalkEngine", "engine_for",
+__all__ = ["Engine", "SolvedEngine", "SpectralEngine", "WalkEngine", "block_route", "engine_for",
            "on_every_node", "thin_maps_on", "winner_on_all"]
 
 logger = logging.getLogger(__name__)
@@ -166,6 +166,33 @@ def _decomposable(train_kernel, policy):
     return _forms_directly(train_kernel) and m <= policy.spectral_max_train
 
 
+def block_route(train_kernel, policy, n_gammas=None, walks=True):
+    """The one rule of how a training block gets its out-of-fold scores:
+
+    ``"cholesky"``
+        scored at one gamma (``n_gammas`` 1) from one Cholesky factorisation: a block the
+        kernel forms directly, not reduced through thinner explicit maps, of at most
+        twice ``policy.spectral_max_train`` samples (:func:`_factorable`; a block that is
+        not symmetric falls to the next rule);
+    ``"spectral"``
+        every gamma from one decomposition (an SVD, or a tridiagonal reduction of a
+        symmetric block): thin explicit maps, or a block formed directly of at most
+        ``policy.spectral_max_train`` samples (:func:`_decomposable`);
+    ``"walk"``
+        every fold in one solve whose products score every node (a walk kernel on its
+        training nodes; ``walks`` False leaves it out);
+    ``"solved"``
+        a solve per fold (:func:`~digraph_askls.linalg.solve_system`).
+    """
+    if n_gammas == 1 and _factorable(train_kernel, policy):
+        return "cholesky"
+    if _decomposable(train_kernel, policy):
+        return "spectral"
+    if walks and scores_all_rows(train_kernel):
+        return "walk"
+    return "solved"
+
+
 def engine_for(kernel, all_train, codes, ranked, folds, sample_folds, settings, policy):
     """The engine of the kernel ``kernel`` (on all nodes) with labelled nodes
     ``all_train`` of class codes ``codes``: judged on the nodes ``ranked`` (all of them,
@@ -173,9 +200,10 @@ def engine_for(kernel, all_train, codes, ranked, folds, sample_folds, settings, 
     ``folds`` of every labelled node."""
     train_kernel = restrict_kernel(kernel, all_train[ranked], all_train[ranked])
     whole = ranked.size == codes.size
-    if _decomposable(train_kernel, policy):
+    how = block_route(train_kernel, policy)
+    if how == "spectral":
         return SpectralEngine(kernel, train_kernel, codes[ranked], sample_folds, settings)
-    if scores_all_rows(train_kernel):
+    if how == "walk":
         return WalkEngine(kernel, restrict_kernel(kernel, all_train, all_train),
                           codes[ranked] if whole else codes, folds, settings, whole, policy)
     return SolvedEngine(kernel, train_kernel, codes[ranked] if whole else codes,
@@ -212,11 +240,13 @@ def on_every_node(kernel, gammas, fallback, all_train, codes, folds, settings, p
     weights = settings.node_weights(codes)
     scored = []
     formed = None
-    if len(gammas) == 1 and _factorable(train_kernel, policy):
+    how = block_route(train_kernel, policy, len(gammas), walks=False)
+    if how == "cholesky":
         scored, formed = _factorised(train_kernel, gammas[0], codes, folds, weights)
         if scored:
             return scored
-    if _decomposable(train_kernel, policy):
+        how = block_route(train_kernel, policy, walks=False)
+    if how == "spectral":
         decomposition = (decompose(train_kernel, for_folds=True, weights=weights)
                          if formed is None else
                          decompose_dense(formed, for_folds=True, weights=weights))

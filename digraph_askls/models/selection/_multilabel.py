@@ -30,6 +30,7 @@ from .._askls import AsKLSClassifier
 from .._decomposition import decompose
 from .._folds import coarsen_folds, make_folds
 from .._mergers import OneSidedColumn, StackMerger
+from ._results import RANK_TIES, ResultsTable, selection_record
 
 __all__ = ["LabelCalibrator", "MULTILABEL_MERGES", "MULTILABEL_SCORES", "label_thresholds",
            "multilabel_scoring", "select_multilabel"]
@@ -168,7 +169,7 @@ def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, 
     folds = make_folds(np.zeros(m, dtype=int), min(max_folds, m), settings.random_state)
     merge_folds = coarsen_folds(folds, policy.merge_folds)
     targets = 2.0 * Y - 1.0
-    rows = {"kernel": [], "gamma": [], "merge": [], "mean_test_score": [], "fit_time": []}
+    rows = ResultsTable()
     best = None
     for recipe in recipes:
         start = time.perf_counter()
@@ -181,9 +182,8 @@ def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, 
                 continue
             for name, (value, decision) in _merge_scores(scores, Y, merge_folds, merges,
                                                          average).items():
-                for key, item in zip(rows, (recipe, float(gamma), name, value,
-                                            time.perf_counter() - start)):
-                    rows[key].append(item)
+                rows.add(recipe, gamma, "spectral", value, np.nan, name,
+                         time.perf_counter() - start, m)
                 if best is None or value > best[0]:
                     best = (value, recipe, kernel, decomposition, float(gamma), name,
                             scores, mean_model, decision)
@@ -203,12 +203,8 @@ def _fit_best(best, Y, targets, folds, settings, scoring, rows):
         if stacking else None, view_scores=scores, **settings.estimator_params(
             gamma=gamma, merge=name, n_folds=len(folds)))
     calibrator = None if stacking else LabelCalibrator().fit(decision, Y)
-    selection = dict(kernel=recipe, gamma=gamma, merge=name, score=value,
-                     held_out_score=value, scoring=scoring, engine="spectral",
-                     n_folds=len(folds), accuracy=None, accuracy_interval=None,
-                     accuracy_reliable=None, held_out_accuracy=None, optimism=None)
-    order = np.argsort(-np.asarray(rows["mean_test_score"]), kind="stable")
-    rank = np.empty(order.size, dtype=int)
-    rank[order] = np.arange(1, order.size + 1)
-    rows["rank_test_score"] = rank.tolist()
-    return kernel, estimator, selection, rows, calibrator, label_thresholds(decision, Y)
+    selection = selection_record(recipe, gamma, score=value, estimate=None, interval=None,
+                                 held_out=value, optimism=None, engine="spectral",
+                                 merge=name, n_folds=len(folds), scoring=scoring)
+    return (kernel, estimator, selection, rows.columns(RANK_TIES["folds"]), calibrator,
+            label_thresholds(decision, Y))

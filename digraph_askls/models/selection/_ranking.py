@@ -16,10 +16,10 @@ import numpy as np
 from .._stackers import fit_temperature, softmax_rows, view_logits
 from .._folds import coarsen_folds
 from ._out_of_fold import OutOfFold
-from ._results import CV_COLUMNS, add_row
+from ._results import ResultsTable
 from ._scoring import as_rows, held_out_rows
 
-__all__ = ["Scored", "rank", "ranking_score", "selection_optimism"]
+__all__ = ["Scored", "quality", "rank", "ranking_score", "selection_optimism"]
 
 logger = logging.getLogger(__name__)
 
@@ -57,9 +57,10 @@ def _ridge_loo_predictions(scores, codes, ridge):
     return T, T - residual
 
 
-def _quality(T, P, codes, scoring=None):
-    """One minus the Brier score of ``P``, and its accuracy (or its score under
-    ``scoring``)."""
+def quality(T, P, codes, scoring=None):
+    """One minus the Brier score of the probabilities ``P`` against the one-hot targets
+    ``T``, and their accuracy (or their score under ``scoring``): the one Brier score of
+    the selection."""
     brier = 1.0 - float(np.mean(np.sum((T - P) ** 2, axis=1)))
     if scoring is not None and not scoring.is_accuracy:
         return brier, scoring(codes, P)
@@ -115,7 +116,7 @@ def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions
         stacked = _ridge_loo_predictions(scores, codes, ridge)[1]
         for combine in ("joint", "stack"):
             if combine in merges:
-                results[combine] = _quality(T, stacked, codes, scoring)
+                results[combine] = quality(T, stacked, codes, scoring)
                 predictions[combine] = stacked
     softmax_of = {}      # the mean view's calibrated softmax serves "mean" and "blend"
     for combine in ("mean", "source", "target", "blend"):
@@ -131,7 +132,7 @@ def ranking_score(scores, codes, merges, ridge=STACKER_RIDGE, return_predictions
         calibrated = softmax_of[read]
         if combine == "blend":
             calibrated = 0.5 * (stacked + calibrated)
-        results[combine] = _quality(T, calibrated, codes, scoring)
+        results[combine] = quality(T, calibrated, codes, scoring)
         predictions[combine] = calibrated
     if scoring is None or scoring.is_accuracy:
         ranked = {combine: accuracy + brier / (m + 1)
@@ -220,7 +221,7 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
     Returns
     -------
     Ranking
-        ``rows`` (of ``cv_results_``), ``best`` (a :class:`Scored`), ``leaders`` (the best
+        ``rows`` (the :class:`~._results.ResultsTable` of ``cv_results_``), ``best`` (a :class:`Scored`), ``leaders`` (the best
         gamma of each candidate, in the order the candidates came), ``hits`` (whether
         each ranked (kernel, gamma)'s held-out prediction of each node ``ranked`` is
         right, its best stand-in's; under another scorer its held-out probabilities:
@@ -228,7 +229,7 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
         merge: the score of a (kernel, gamma) is that of its best stand-in, a choice too)
         and ``owners`` (the row of ``hits`` each row of ``judged_hits`` belongs to).
     """
-    rows = {key: [] for key in CV_COLUMNS if key != "rank_test_score"}
+    rows = ResultsTable()
     best, predictions, every_prediction, owners, leaders = None, [], [], [], []
     candidates = iter(candidates)
     while True:
@@ -258,12 +259,12 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
                 if scoring is not None and not scoring.is_accuracy:
                     accuracy = float(np.mean(np.argmax(predicted, axis=1) == codes[ranked]))
             elapsed = time.perf_counter() - start + shared / len(candidate.gammas)
-            add_row(rows, candidate.kernel, gamma, engine.name, score, accuracy, merge,
+            rows.add(candidate.kernel, gamma, engine.name, score, accuracy, merge,
                      elapsed, judged.shape[1])
             if leader is None or score is None or score > leader.score:
                 leader = Scored(candidate.kernel, float(gamma), score, engine.name,
                                 engine.kernel, oof, engine.folds, len(predictions) - 1,
-                                row=len(rows["kernel"]) - 1, gammas=tuple(candidate.gammas),
+                                row=len(rows) - 1, gammas=tuple(candidate.gammas),
                                 merges=candidate.merges)
         if leader is None:
             continue
@@ -285,7 +286,7 @@ def rank(candidates, single_kernel, codes, ranked, sample_folds, merges, merge_f
 class Ranking(NamedTuple):
     """What :func:`rank` returns (see there)."""
 
-    rows: dict
+    rows: ResultsTable
     best: Scored
     leaders: list
     hits: object

@@ -1,72 +1,159 @@
-"""What a selection reports, assembled here alone: ``selection_`` (:func:`selection_record`)
-and the columns of ``cv_results_`` (:data:`CV_COLUMNS`, :func:`add_row`,
-:func:`rank_rows`)."""
+"""What a selection reports, written here alone: ``selection_`` (:func:`selection_record`)
+and ``cv_results_`` (:class:`ResultsTable`), with one schema whatever the target, the
+scorer or the split.
+
+``selection_`` always holds the keys of :data:`SELECTION_KEYS` and ``cv_results_`` the
+columns of :data:`CV_COLUMNS`; a value that does not apply is None (NaN in a numeric
+column of ``cv_results_``):
+
+=====================  =============================================================
+key                    meaning
+=====================  =============================================================
+``kernel``             the chosen kernel recipe
+``gamma``              its regularisation coefficient
+``merge``              the merge of the two views of the fitted model
+``engine``             how the candidates were judged: ``"spectral"``, ``"walk"``,
+                       ``"solved"`` (folds), ``"validation"`` (``valid=`` nodes) or
+                       ``"fixed"`` (one configuration fitted as given, no estimate)
+``n_folds``            the folds that judged the winner (None on validation nodes)
+``n_valid``            the validation nodes that judged it (None with folds)
+``scoring``            the name of the criterion (``"accuracy"``, ``"f1_micro"`` ...)
+``score``              the ranking criterion of the winner
+``held_out_score``     its raw held-out score under ``scoring``
+``score_estimate``     that score corrected for the choice (BBC-CV), and
+``score_interval``     its 90 % interval;
+``score_reliable``     whether the interval is narrower than the policy's maximum
+``held_out_accuracy``  the raw held-out accuracy of the same predictions
+``accuracy``,          the accuracy's estimate, interval and reliability: those of the
+``accuracy_interval``, score under the accuracy, None under another scorer (nothing
+``accuracy_reliable``  chose by accuracy, so no estimate of it is corrected)
+``optimism``           how much choosing the best may flatter the raw figure
+=====================  =============================================================
+"""
 
 import logging
 
 import numpy as np
 from scipy.stats import rankdata
 
-__all__ = ["CV_COLUMNS", "add_row", "no_rows", "rank_rows", "selection_record"]
+__all__ = ["CV_COLUMNS", "RANK_TIES", "ResultsTable", "SELECTION_KEYS", "rank_order",
+           "selection_record"]
 
 logger = logging.getLogger(__name__)
+
+#: The keys of ``selection_`` (see the module).
+SELECTION_KEYS = ("kernel", "gamma", "merge", "engine", "n_folds", "n_valid", "scoring",
+                  "score", "held_out_score", "score_estimate", "score_interval",
+                  "score_reliable", "held_out_accuracy", "accuracy", "accuracy_interval",
+                  "accuracy_reliable", "optimism")
 
 #: The columns of ``cv_results_``, one entry per configuration tried.
 CV_COLUMNS = ("kernel", "gamma", "engine", "mean_test_score", "cv_accuracy", "merge",
               "fit_time", "scored_on", "rank_test_score")
 
-
-def no_rows():
-    """``cv_results_`` when nothing was selected: empty lists."""
-    return {key: [] for key in CV_COLUMNS}
-
-
-def add_row(rows, kernel, gamma, engine, score, accuracy, merge, elapsed, scored_on):
-    """Append one configuration to the ``cv_results_`` columns ``rows`` (all but
-    ``rank_test_score``, which :func:`rank_rows` sets once they are all in)."""
-    for key, value in (("kernel", kernel), ("gamma", float(gamma)), ("engine", engine),
-                       ("mean_test_score", score), ("cv_accuracy", accuracy),
-                       ("merge", getattr(merge, "name", merge)),
-                       ("fit_time", elapsed), ("scored_on", scored_on)):
-        rows.setdefault(key, []).append(value)
-    logger.info("selection %r gamma=%g: %s (%.2f s)", kernel, gamma,
-                "alone, not ranked" if score is None else f"{score:.4f}", elapsed)
+#: How each split ranks equal scores in ``rank_test_score``: folds in the order of the
+#: rows (``"stable"``: the candidate order decides), validation nodes sharing the best
+#: rank among them (``"min"``, as scikit-learn's searches report them).
+RANK_TIES = {"folds": "stable", "validation": "min"}
 
 
-def rank_rows(rows, ties="stable"):
-    """Set ``rows["rank_test_score"]`` from ``mean_test_score``, 1 the best: ties in the
-    order of the rows (``"stable"``), or sharing the best rank among them (``"min"``, as
-    scikit-learn's searches report them)."""
-    scores = np.asarray(rows["mean_test_score"], dtype=np.float64)
+def rank_order(scores, ties="stable"):
+    """Ranks of ``scores``, 1 the best (see :data:`RANK_TIES`).
+
+    Examples
+    --------
+    >>> rank_order([0.5, 0.9, 0.5]), rank_order([0.5, 0.9, 0.5], ties="min")
+    ([2, 1, 3], [2, 1, 2])
+    """
+    scores = np.asarray(scores, dtype=np.float64)
     if ties == "min":
-        rows["rank_test_score"] = [int(r) for r in rankdata(-scores, method="min")]
-    else:
-        rows["rank_test_score"] = list(np.argsort(np.argsort(-scores, kind="stable")) + 1)
-    return rows
+        return [int(r) for r in rankdata(-scores, method="min")]
+    return [int(r) for r in np.argsort(np.argsort(-scores, kind="stable")) + 1]
+
+
+class ResultsTable:
+    """The rows of ``cv_results_`` as a selection writes them: one per configuration
+    tried, every column of :data:`CV_COLUMNS`, ranked once they are all in.
+
+    Examples
+    --------
+    >>> table = ResultsTable()
+    >>> table.add("k", 1.0, "spectral", 0.8, 0.8, "joint", 0.1, 10)
+    >>> table.add("k", 0.1, "spectral", 0.9, 0.9, "joint", 0.1, 10)
+    >>> table.update(0, mean_test_score=0.95)
+    >>> table.columns()["rank_test_score"]
+    [1, 2]
+    """
+
+    def __init__(self):
+        self._rows = {key: [] for key in CV_COLUMNS if key != "rank_test_score"}
+
+    def __len__(self):
+        return len(self._rows["kernel"])
+
+    def add(self, kernel, gamma, engine, score, accuracy, merge, elapsed, scored_on):
+        """Append one configuration (``score`` None: fitted alone, not ranked)."""
+        for key, value in (("kernel", kernel), ("gamma", float(gamma)), ("engine", engine),
+                           ("mean_test_score", score), ("cv_accuracy", accuracy),
+                           ("merge", getattr(merge, "name", merge)),
+                           ("fit_time", elapsed), ("scored_on", scored_on)):
+            self._rows[key].append(value)
+        logger.info("selection %r gamma=%g: %s (%.2f s)", kernel, gamma,
+                    "alone, not ranked" if score is None else f"{score:.4f}", elapsed)
+
+    def update(self, row, **values):
+        """Set columns of one row (a finalist scored again, on more nodes)."""
+        for key, value in values.items():
+            self._rows[key][row] = value
+
+    def row_of(self, kernel, gamma):
+        """The row of the configuration (``kernel`` the same object, ``gamma`` equal)."""
+        return next(row for row, (k, g) in enumerate(zip(self._rows["kernel"],
+                                                         self._rows["gamma"]))
+                    if k is kernel and g == gamma)
+
+    def column(self, key):
+        return self._rows[key]
+
+    def columns(self, ties="stable"):
+        """``cv_results_``: the columns, ranked by ``mean_test_score``."""
+        rows = {key: list(values) for key, values in self._rows.items()}
+        rows["rank_test_score"] = rank_order(rows["mean_test_score"], ties) if len(self) \
+            else []
+        return rows
 
 
 def selection_record(kernel, gamma, *, score, estimate, interval, held_out, optimism,
                      engine, merge, n_folds, interval_max=np.inf, scoring=None,
-                     held_out_accuracy=None, **extra):
-    """``selection_``: the chosen ``kernel``, ``gamma`` and ``merge``, how it was judged
-    and the estimate of its score on the other nodes.
+                     held_out_accuracy=None, n_valid=None):
+    """``selection_``: every key of :data:`SELECTION_KEYS` (see the module).
 
-    Under the accuracy (``scoring`` None or accuracy) the estimate is ``accuracy``
-    (``accuracy_interval``, ``accuracy_reliable``: the interval no wider than
-    ``interval_max``) and ``held_out`` is ``held_out_accuracy``. Under another scorer
-    those are ``score_estimate``, ``score_interval``, ``score_reliable`` and
-    ``held_out_score``, ``scoring`` names it, ``held_out_accuracy`` is the raw held-out
-    accuracy of the same predictions and the accuracy keys are None (nothing chose by
-    accuracy, so no estimate of it is corrected for the choice). ``extra``: further keys
-    (``n_valid``).
+    ``scoring``: the :class:`~._scoring.Scoring` (None: the accuracy) or the name of a
+    multi-label F1; ``held_out``: the raw held-out score under it; ``estimate`` and
+    ``interval``: that score corrected for the choice. Under the accuracy,
+    ``held_out_accuracy`` defaults to ``held_out``.
+
+    Examples
+    --------
+    >>> record = selection_record("k", 1, score=0.9, estimate=0.85, interval=(0.8, 0.9),
+    ...                           held_out=0.9, optimism=0.01, engine="spectral",
+    ...                           merge="joint", n_folds=5)
+    >>> record["accuracy"], record["score_estimate"], record["scoring"], record["n_valid"]
+    (0.85, 0.85, 'accuracy', None)
     """
     reliable = None if interval is None else bool(interval[1] - interval[0] <= interval_max)
-    record = dict(kernel=kernel, gamma=float(gamma), score=score,
-                  optimism=optimism, engine=engine, merge=merge, n_folds=n_folds, **extra)
-    if scoring is None or scoring.is_accuracy:
-        return dict(record, accuracy=estimate, accuracy_interval=interval,
-                    accuracy_reliable=reliable, held_out_accuracy=held_out)
-    return dict(record, accuracy=None, accuracy_interval=None, accuracy_reliable=None,
-                held_out_accuracy=held_out_accuracy, scoring=scoring.name,
-                score_estimate=estimate, score_interval=interval, score_reliable=reliable,
-                held_out_score=held_out)
+    name = getattr(scoring, "name", scoring) or "accuracy"
+    # the plain accuracy of arg-max decisions (not under class weights' costs)
+    by_accuracy = getattr(scoring, "is_accuracy", scoring is None)
+    if by_accuracy and held_out_accuracy is None:
+        held_out_accuracy = held_out
+    record = dict(kernel=kernel, gamma=float(gamma), merge=merge, engine=engine,
+                  n_folds=n_folds, n_valid=n_valid, scoring=name, score=score,
+                  held_out_score=held_out, score_estimate=estimate,
+                  score_interval=interval, score_reliable=reliable,
+                  held_out_accuracy=held_out_accuracy,
+                  accuracy=estimate if by_accuracy else None,
+                  accuracy_interval=interval if by_accuracy else None,
+                  accuracy_reliable=reliable if by_accuracy else None,
+                  optimism=optimism)
+    return record

@@ -26,9 +26,9 @@ pass. :func:`select_kernel` runs its steps in order, one module each:
    :func:`~._results.selection_record`). The fitted model is assembled from what the
    winner's folds already hold: nothing is solved again.
 
-One configuration given as is (a preset, an ``operator``, a merge that the selection
-does not assemble from folds) is fitted by :class:`AsKLSClassifier` itself
-(:mod:`~._single`).
+This is the ``"folds"`` route of :func:`~._search.search`; a configuration given as is
+(a preset, an ``operator``, a merge that the selection does not assemble from folds) is
+its ``"fixed"`` route (:mod:`~._single`).
 """
 
 import logging
@@ -49,12 +49,11 @@ from ._policy import auto_merges, own_view
 from .._folds import coarsen_folds
 from ._racing import rescore, survivors
 from ._ranking import rank, selection_optimism
-from ._results import rank_rows, selection_record
+from ._results import RANK_TIES, selection_record
 from ._scoring import Scoring, as_rows, check_scoring
-from ._single import fit_fixed
 from ._winner import assemble, calibrate, choose_merge
 
-__all__ = ["Selected", "Selection", "merges_for", "select_kernel"]
+__all__ = ["Selection", "merges_for", "select_kernel"]
 
 logger = logging.getLogger(__name__)
 
@@ -83,25 +82,17 @@ def _own_merges(merge):
     return merges_of
 
 
-#: Under class weights, the stacking merges are compared only where every labelled class
-#: has at least this many labelled nodes (see :func:`_weighted_merges`).
-MIN_STACKED_PER_CLASS = 3
-
-
 def _weighted_merges(merges, merge, codes, scoring, policy):
     """The merges compared under class weights (``scoring.costs`` set): without the
-    stackers where a class has fewer than :data:`MIN_STACKED_PER_CLASS` labelled nodes.
-    A stacker learns coefficients for every class; with two labelled nodes a class is
-    learnt from one node in each fold, and its held-out decisions, multiplied by the
-    class's weight (its cost), won the selection on noise in development (the long-tail
-    protocol, 2 labelled nodes in each minority class, seed 0: balanced accuracy
-    0.35 on CiteSeer's test nodes for a held-out 0.58), where the mean view's did not.
-    With 4 (the directed SBM of the user guide) the stacker reads the flows between
-    classes that the mean view cannot, and is kept."""
+    stackers where a class has fewer than ``policy.min_stacked_per_class`` labelled
+    nodes (a stacker learns coefficients for every class, and with two labelled nodes a
+    class is learnt from one node in each fold). With 4 (the directed SBM of the user
+    guide) the stacker reads the flows between classes that the mean view cannot, and
+    is kept."""
     if merge != "auto" or scoring is None or scoring.costs is None:
         return merges
     counts = np.bincount(codes)
-    if counts[counts > 0].min() >= MIN_STACKED_PER_CLASS:
+    if counts[counts > 0].min() >= policy.min_stacked_per_class:
         return merges
     kept = tuple(m for m in merges if not m.stacking)
     return kept or (Merge("average"),)
@@ -156,8 +147,7 @@ class _Judged(NamedTuple):
 
 
 def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, merge,
-                  max_folds, settings, policy, operator=None, keys=None, as_given=False,
-                  splitter=None, scoring=None):
+                  max_folds, settings, policy, keys=None, splitter=None, scoring=None):
     """Score every (recipe, gamma) on the labelled nodes and fit the best one.
 
     Parameters
@@ -181,15 +171,9 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
         How the systems are solved.
     policy : SelectionPolicy
         The thresholds.
-    operator : callable, optional
-        Applied to the training kernel of a single configuration (see
-        :class:`~digraph_askls.NodeClassifier`).
     keys : ndarray, optional
         A number per labelled node that orders them before they are dealt into folds
         (:func:`~._folds.node_keys`): the folds then follow the nodes, not their positions.
-    as_given : bool, default=False
-        Fit the single configuration as :class:`AsKLSClassifier` itself does, without
-        folds of the selection (the presets, which reproduce published protocols).
     splitter : scikit-learn splitter, optional
         Its test sets are the selection folds instead (:func:`~._folds.selection_folds`).
     scoring : str, callable or Scoring, optional
@@ -208,13 +192,6 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     scoring = check_scoring(scoring)
     grids = [gamma_grid(recipe) if gammas is None else tuple(np.atleast_1d(gammas))
              for recipe in recipes]
-    if as_given or operator is not None or (merge != "auto" and as_merge(merge).scores != "folds"):
-        if len(recipes) != 1 or len(grids[0]) != 1:
-            raise ValueError(f"merge={merge!r}, operator= and presets fit one kernel and one "
-                             f"gamma; got {len(recipes)} kernels and gammas {grids}")
-        return Selection(*fit_fixed(recipes[0].make(adjacency, features), recipes[0],
-                                   train_codes, train, grids[0][0], merge, max_folds, settings,
-                                   operator))
     search = _search(adjacency, train, train_codes, merge, max_folds, keys, splitter,
                      settings, policy, scoring)
     candidates = candidates_of(recipes, grids, gammas is None, adjacency, features,
@@ -298,14 +275,13 @@ def _race(ranking, search):
                          settings, policy, positions, search.scoring)
                  for leader in going_on]
     for finalist, accuracy, _ in finalists:
-        row = _row_of(rows, finalist)
-        rows["mean_test_score"][row] = finalist.score
-        rows["cv_accuracy"][row] = accuracy
-        rows["scored_on"][row] = final.size
+        rows.update(rows.row_of(finalist.kernel, finalist.gamma),
+                    mean_test_score=finalist.score, cv_accuracy=accuracy,
+                    scored_on=final.size)
     winner = max((finalist for finalist, _, _ in finalists),
                  key=lambda finalist: finalist.score)
     # Every row was ranked on the sample: a row of cv_results_ is a row of the hits.
-    index = _row_of(rows, winner)
+    index = rows.row_of(winner.kernel, winner.gamma)
     best = replace(winner, index=index, optimism=selection_optimism(
         ranking.hits, index, coarsen_folds(search.sample_folds, policy.merge_folds)))
     # The final choice was made among the finalists on every labelled node: the
@@ -351,8 +327,8 @@ def _fit_winner(best, rows, judged, merge_choices, train_codes, search):
                                             vote_rows=judged.vote_rows)
     if best.score is None:           # one configuration: its held-out score
         best = replace(best, score=held_out)
-        rows["mean_test_score"][0], rows["cv_accuracy"][0] = held_out, held_out_accuracy
-        rows["merge"][0] = choice.merge.name
+        rows.update(0, mean_test_score=held_out, cv_accuracy=held_out_accuracy,
+                    merge=choice.merge.name)
     selection = selection_record(
         best.kernel, best.gamma, score=best.score, estimate=estimate, interval=interval,
         held_out=held_out, optimism=best.optimism + choice.optimism, engine=best.engine,
@@ -364,7 +340,7 @@ def _fit_winner(best, rows, judged, merge_choices, train_codes, search):
                 held_out, estimate, *interval)
     node_scores = best.oof.node_scores if choice.merge.stacking or best.oof.full_model is None \
         else None
-    return Selection(best.built, estimator, selection, rank_rows(rows), node_scores,
+    return Selection(best.built, estimator, selection, rows.columns(RANK_TIES["folds"]), node_scores,
                      calibrate(estimator, best.oof, codes))
 
 
@@ -465,12 +441,6 @@ def _vote_rows(ranking):
     return ranking.owners == vote.index, np.isin(ranking.owners, rivals)
 
 
-def _row_of(rows, scored):
-    """The row of ``cv_results_`` of a :class:`~._ranking.Scored` (its kernel and gamma)."""
-    return next(row for row, (kernel, gamma) in enumerate(zip(rows["kernel"], rows["gamma"]))
-                if kernel is scored.kernel and gamma == scored.gamma)
-
-
 class Selection(NamedTuple):
     """What :func:`select_kernel` returns (see there): immutable, read by name; what
     ``NodeClassifier`` shows as ``selection_`` and ``cv_results_`` is its ``selection``
@@ -483,6 +453,3 @@ class Selection(NamedTuple):
     node_scores: object
     calibrator: object = None
 
-
-#: The former name of :class:`Selection`.
-Selected = Selection

@@ -14,7 +14,7 @@ from .._askls import AsKLSClassifier
 from .._train_scores import fit_on_train_scores, scores_every_node
 from ._policy import auto_merges
 from ._ranking import ranking_score
-from ._results import no_rows, selection_record
+from ._results import ResultsTable, selection_record
 
 __all__ = ["fit_fixed"]
 
@@ -40,7 +40,7 @@ def fit_fixed(kernel, recipe, train_codes, train, gamma, merge, n_folds, setting
     selection = selection_record(recipe, gamma, score=None, estimate=None, interval=None,
                                  held_out=None, optimism=None, engine="fixed",
                                  merge=estimator.merge, n_folds=None)
-    return kernel, estimator, selection, no_rows(), scores
+    return kernel, estimator, selection, ResultsTable().columns(), scores
 
 
 def _choose_blend(estimator, codes, compared):

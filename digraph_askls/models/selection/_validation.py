@@ -21,7 +21,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from ._estimate import bootstrap_bias_corrected, estimate_rng
-from ._results import add_row, no_rows, rank_rows, selection_record
+from ._results import RANK_TIES, ResultsTable, selection_record
 from ._scoring import ProbabilityRows
 
 __all__ = ["choose_on_validation", "validation_candidates"]
@@ -143,11 +143,10 @@ def choose_on_validation(candidates, fit_one, valid_codes, *, random_state=None,
         held_out=float(accuracy[best]), optimism=None, engine="validation",
         merge=fitted_merge, n_folds=None, interval_max=interval_max, scoring=scoring,
         held_out_accuracy=held_out_accuracy, n_valid=int(valid_codes.size))
-    rows = no_rows()
-    for (recipe, gamma, merge), value, elapsed in zip(candidates, accuracy, seconds):
-        accuracy_of = float(value) if not by_score else None
-        add_row(rows, recipe, gamma, "validation", float(value), accuracy_of, merge,
-                elapsed, int(valid_codes.size))
-    if by_score:
-        rows["cv_accuracy"] = [float(a) for a in hits.hits.mean(axis=1)]
-    return best_model, selection, rank_rows(rows, ties="min")
+    rows = ResultsTable()
+    hit_rates = hits.hits.mean(axis=1) if by_score else accuracy
+    for (recipe, gamma, merge), value, rate, elapsed in zip(candidates, accuracy, hit_rates,
+                                                            seconds):
+        rows.add(recipe, gamma, "validation", float(value), float(rate), merge, elapsed,
+                 int(valid_codes.size))
+    return best_model, selection, rows.columns(RANK_TIES["validation"])

@@ -18,7 +18,7 @@ from .._askls import AsKLSClassifier
 from .._calibration import fit_merge_calibrator
 from .._merge import Merge, as_merge
 from .._mergers import JointMerger, MeanMerger, OneSidedColumn, merger_for
-from ._ranking import _views, ranking_score, selection_optimism
+from ._ranking import _views, quality, ranking_score, selection_optimism
 from ._scoring import decide, held_out_rows
 
 __all__ = ["MergeChoice", "assemble", "calibrate", "choose_merge", "merge_estimates",
@@ -116,10 +116,7 @@ def merge_estimates(scores, codes, folds, merges, scoring=None, weights=None):
                 break
             proba[held] = fold
         else:
-            value = (float(np.mean(np.argmax(proba, axis=1) == codes))
-                     if scoring is None or scoring.is_accuracy else scoring(codes, proba))
-            estimates[merge] = (
-                1.0 - float(np.mean(np.sum((targets - proba) ** 2, axis=1))), value, proba)
+            estimates[merge] = (*quality(targets, proba, codes, scoring), proba)
     return estimates
 
 

@@ -1,0 +1,143 @@
+"""What a fitted node classifier answers, from the state a selection fitted.
+
+:class:`FittedModel` gathers that state: the kernel on every node, the
+:class:`~digraph_askls.AsKLSClassifier` fitted on the labelled nodes, their positions,
+every node's view scores where the solve gave them, the probability calibrator, the
+costs of the classes' errors and, for several labels, the labels' thresholds. The
+functions here read it; :class:`~digraph_askls.NodeClassifier` and the validation split
+of the selection (which judges each configuration as the classifier would answer) both
+answer through them.
+
+A node is read either by its position in the fitted graph (its kept scores where there
+are some, else its kernel rows against the labelled nodes) or through the kernel blocks
+``views`` of a grown graph (:mod:`~digraph_askls.models._new_nodes`).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..kernels import restrict_kernel
+from ._calibration import log_proba
+from ._views import KernelViews
+from .selection._scoring import decide
+
+__all__ = ["FittedModel", "decision_values", "explicit_weights", "predict_codes",
+           "predict_proba"]
+
+
+class FittedModel(NamedTuple):
+    """The fitted state that answers (see the module). ``costs``: the cost of an error
+    on each of ``estimator.classes_`` (None: arg-max decisions); ``thresholds``: one per
+    label for several labels, else None."""
+
+    kernel: object
+    estimator: object
+    train: np.ndarray
+    node_scores: object = None
+    calibrator: object = None
+    costs: object = None
+    thresholds: object = None
+
+    @classmethod
+    def of(cls, result, train, costs=None):
+        """The model of a :class:`~digraph_askls.models.selection.SearchResult`."""
+        return cls(result.kernel, result.estimator, train, result.node_scores,
+                   result.calibrator, costs, result.thresholds)
+
+    @property
+    def several_labels(self):
+        return self.thresholds is not None
+
+    def views(self, positions):
+        """The kernel blocks between the nodes ``positions`` and the labelled nodes."""
+        return KernelViews(restrict_kernel(self.kernel, positions, self.train),
+                           restrict_kernel(self.kernel, self.train, positions))
+
+    def scores(self, positions):
+        """The kept view scores of ``positions`` (n, 2, k), or None."""
+        if self.node_scores is None or positions is None:
+            return None
+        return self.node_scores.features(positions)
+
+
+def _merged_proba(model, positions, views):
+    scores = model.scores(positions) if views is None else None
+    if scores is not None:
+        return model.estimator.proba_from_view_scores(scores)
+    return model.estimator.predict_proba(model.views(positions) if views is None else views)
+
+
+def predict_codes(model, positions=None, views=None):
+    """The class codes (those of ``model.estimator.classes_``) of the nodes ``positions``,
+    or of the grown graph's nodes ``views``; a 0/1 indicator for several labels.
+
+    With costs the class of least expected cost under the merge's probabilities
+    (:func:`~digraph_askls.models.selection._scoring.decide`), else the merge's arg-max.
+    """
+    estimator = model.estimator
+    if model.several_labels:
+        decision = estimator.decision_function(model.views(positions) if views is None
+                                               else views)
+        return (decision > model.thresholds).astype(int)
+    if model.costs is not None:
+        proba = _merged_proba(model, positions, views)
+        return estimator.classes_[decide(proba, model.costs)]
+    scores = model.scores(positions) if views is None else None
+    if scores is not None:
+        return estimator.predict_from_view_scores(scores)
+    return estimator.predict(model.views(positions) if views is None else views)
+
+
+def predict_proba(model, positions=None, views=None):
+    """Class probabilities (columns ``model.estimator.classes_``), calibrated where the
+    model has a calibrator; one probability per label for several labels."""
+    if model.several_labels:
+        decision_views = model.views(positions) if views is None else views
+        if model.calibrator is None:           # the per-label stackers'
+            return model.estimator.predict_proba(decision_views)
+        return model.calibrator.predict_proba(
+            model.estimator.decision_function(decision_views))
+    proba = _merged_proba(model, positions, views)
+    return proba if model.calibrator is None else \
+        model.calibrator.predict_proba(log_proba(proba))
+
+
+def decision_values(model, positions=None, views=None, view=None):
+    """Decision values: merged (``view`` None) or one view's raw one-vs-rest scores
+    (``"source"``, ``"target"``; ``"both"``: a dict of the two). One column with two
+    classes (that of ``classes_[1]``)."""
+    estimator = model.estimator
+    scores = model.scores(positions) if views is None else None
+    if scores is not None:
+        if view is None:
+            merged = estimator.decision_from_view_scores(scores)
+            return merged[:, 0] if estimator.classes_.size == 2 else merged
+        by_view = {"source": scores[:, 0], "target": scores[:, 1]}
+    else:
+        views = model.views(positions) if views is None else views
+        if view is None:
+            return estimator.decision_function(views)
+        by_view = dict(zip(("source", "target"), estimator.view_decisions(views)))
+    if estimator.classes_.size == 2 and not model.several_labels:
+        by_view = {name: value[:, 0] for name, value in by_view.items()}
+    return by_view if view == "both" else by_view[view]
+
+
+def explicit_weights(kernel, train, estimator):
+    """The per-feature weights of both views of a kernel with explicit feature maps (see
+    :meth:`~digraph_askls.NodeClassifier.primal_weights`)."""
+    if kernel is None:
+        raise ValueError("this model was saved without its kernel (its fit kept every "
+                         "node's scores, which is a walk kernel's): a walk kernel has "
+                         "no explicit feature maps")
+    block = restrict_kernel(kernel, train, train)
+    transpose_dot = getattr(block, "maps_transpose_dot", None)
+    if transpose_dot is None:
+        raise ValueError(f"the kernel in use ({type(kernel).__name__}) has no explicit "
+                         "feature maps; primal weights exist for the attribute, role and "
+                         "first-power link-profile kernels")
+    _, dual = estimator.coefficient_blocks()     # (2, m, k): a~, b~
+    return {"source": transpose_dot(dual[1], side="target").T,
+            "target": transpose_dot(dual[0], side="source").T,
+            "feature_names": getattr(kernel, "feature_names", None)}
