@@ -560,9 +560,10 @@ def read_graph_files(edges, labels=None, features=None, *, header=None, undirect
 
     with reading(edges, "edges"):
         adjacency, nodes = read_edges(edges, header, undirected)
+    known = set(nodes)
     with reading(labels, "labels"):
         label_of = {} if labels is None else read_labels(
-            labels, header, set(nodes), label_separator, multilabel, several_hint)
+            labels, header, known, label_separator, multilabel, several_hint)
     label_sets = None
     if label_of and isinstance(next(iter(label_of.values())), tuple):
         label_sets = label_of
@@ -571,8 +572,7 @@ def read_graph_files(edges, labels=None, features=None, *, header=None, undirect
     if strict and label_of:
         check_class_labels(label_of, labels)
         check_labelled_nodes(list(label_of), nodes, None if table is None else table[0],
-                             labels, edges)
-    known = set(nodes)
+                             labels, edges, in_edges=known)
     extra = [node for node in label_of if node not in known]
     if table is not None:
         known.update(extra)
@@ -668,7 +668,8 @@ def near_matches(names, nodes, limit=5):
     return found
 
 
-def check_labelled_nodes(labelled, edge_nodes, featured, labels_path, edges_path):
+def check_labelled_nodes(labelled, edge_nodes, featured, labels_path, edges_path,
+                         in_edges=None):
     """Refuse a labels file whose labelled nodes are not the graph's nodes.
 
     A labelled node is in the graph when the edges file names it, or when the features
@@ -677,9 +678,10 @@ def check_labelled_nodes(labelled, edge_nodes, featured, labels_path, edges_path
     :data:`MIN_LABELLED_IN_GRAPH` (half) of them are in the graph: the model would be
     fitted on isolated nodes and its predictions would not depend on the labels. The
     message names examples, and near matches in the edges file (a name that differs only
-    in case, in blanks, or in the spelling of a number).
+    in case, in blanks, or in the spelling of a number). ``in_edges``: the set of
+    ``edge_nodes``, where already built.
     """
-    in_edges = set(edge_nodes)
+    in_edges = set(edge_nodes) if in_edges is None else in_edges
     featured = set() if featured is None else set(featured)
     named = [node in in_edges for node in labelled]
     outside = [node for node, inside in zip(labelled, named)
