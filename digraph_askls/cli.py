@@ -17,7 +17,7 @@ import sys
 import warnings
 
 from ._notes import Notes, held_warnings
-from ._predict_files import add_predict_parser
+from ._predict_files import add_predict_parser, plural
 
 __all__ = ["main"]
 
@@ -96,14 +96,19 @@ def _run_splits(args, graph):
     return triples, kind, valid
 
 
+def _of_splits(count, n_splits):
+    """``"2 of 3 splits"``, or ``"the one split"``."""
+    return "the one split" if n_splits == 1 else f"{count} of {n_splits} splits"
+
+
 def _singular_note(singular, n_splits, preset):
     """One sentence on the splits whose training system was singular, and where the
     documentation explains why; the solver's full message is logged (``-v``)."""
     logger.info("the solver's first message: %s", singular[0].message)
     cause = ", as the paper's gamma = 1 makes it," if preset == "paper" else ""
-    return (f"note: the training system was singular in {len(singular)} of {n_splits} "
-            f"splits{cause} and was solved damped, as the paper's authors do "
-            f"(why: {SINGULAR_DOCS}; -v for details)")
+    return (f"note: the training system was singular in "
+            f"{_of_splits(len(singular), n_splits)}{cause} and was solved damped, as the "
+            f"paper's authors do (why: {SINGULAR_DOCS}; -v for details)")
 
 
 def _paper_figure(dataset):
@@ -139,12 +144,12 @@ def _evaluate(args, notes, graph, features, splits, valid, params, resolved):
     from .linalg import SingularSystemWarning
     from .models import NodeClassifier
 
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, notes.progress_bars():
         warnings.simplefilter("always", SingularSystemWarning)
         results = evaluate_node_classifier(
             lambda seed: NodeClassifier(random_state=seed, **params), graph.adjacency,
             graph.labels, splits=splits, name=f"AsK-LS ({resolved or 'default'})",
-            features=features, verbose=not args.quiet, valid=valid)
+            features=features, verbose=notes.progress, valid=valid)
     singular = [w for w in caught if issubclass(w.category, SingularSystemWarning)]
     for other in caught:
         if other not in singular:
@@ -199,11 +204,14 @@ def _command_run(args, notes):
 def _print_run(args, graph, features, unread, resolved, kind, splits, summary):
     """The lines of ``run``'s result: the graph, the protocol, the kernel, the scores."""
     adjacency, n_classes = graph.adjacency, int(graph.labels.max()) + 1
-    attributes = "no attributes" if features is None else f"{features.shape[1]} attributes"
+    attributes = ("no attributes" if features is None
+                  else plural(features.shape[1], "attribute"))
     if unread is not None:
-        attributes = f"{unread} attributes, not read by the {resolved!r} preset's kernel"
-    print(f"{graph.name}: {adjacency.shape[0]} nodes, {adjacency.nnz} edges, {n_classes} "
-          f"classes, {attributes}")
+        attributes = (f"{plural(unread, 'attribute')}, not read by the {resolved!r} "
+                      f"preset's kernel")
+    print(f"{graph.name}: {plural(adjacency.shape[0], 'node')}, "
+          f"{plural(adjacency.nnz, 'edge')}, {plural(n_classes, 'class', 'classes')}, "
+          f"{attributes}")
     if kind != "random":
         role = {"ignore": "neither fitted nor scored", "fit": "fitted with the training nodes",
                 "choose": "choosing the kernel, gamma and merge"}[args.valid]
@@ -211,12 +219,13 @@ def _print_run(args, graph, features, unread, resolved, kind, splits, summary):
                  else "the Planetoid public split")
         print(f"{summary['method']}, {where}; validation nodes {role}")
     else:
-        print(f"{summary['method']}, {len(splits)} random {round(100 * args.train_size)}/"
-              f"{round(100 * (1 - args.train_size))} splits (seed {args.seed})")
+        ratio = f"{round(100 * args.train_size)}/{round(100 * (1 - args.train_size))}"
+        print(f"{summary['method']}, {plural(len(splits), f'random {ratio} split')} "
+              f"(seed {args.seed})")
     chosen = summary["selected_kernels"]
     if chosen:
         kernel = next(iter(chosen))
-        print(f"kernel selected: {kernel} (in {chosen[kernel]} of {len(splits)} splits)")
+        print(f"kernel selected: {kernel} (in {_of_splits(chosen[kernel], len(splits))})")
     print(f"micro-F1 {summary['micro_f1_mean']:.3f} ± {summary['micro_f1_std']:.3f}   "
           f"macro-F1 {summary['macro_f1_mean']:.3f} ± {summary['macro_f1_std']:.3f}   "
           f"{summary['seconds_per_trial']:.2f} s per split")
@@ -327,7 +336,9 @@ def build_parser():
     run.add_argument("--no-features", action="store_true",
                      help="ignore the dataset's node attributes (structure only)")
     run.add_argument("--json", action="store_true", help="print the results as JSON")
-    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--quiet", action="store_true",
+                     help="no progress bar (bars are shown only on a terminal, and only "
+                          "once the work has run for a few seconds)")
     run.set_defaults(handler=_command_run)
 
     return parser
@@ -368,7 +379,7 @@ def _run_command(parser, argv, prog):
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    notes = Notes(progress=not getattr(args, "quiet", True))
+    notes = Notes(quiet=getattr(args, "quiet", True))
     try:
         with held_warnings(notes):
             return args.handler(args, notes)

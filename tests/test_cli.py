@@ -7,7 +7,7 @@ import pytest
 from scipy import sparse
 
 import digraph_askls.evaluation as evaluation
-from digraph_askls import cli
+from digraph_askls import _notes, cli
 from digraph_askls.datasets import make_directed_sbm
 from digraph_askls.graph import Graph
 
@@ -23,8 +23,15 @@ def _lines_of(err):
     return [line.split("\r")[-1] for line in err.split("\n")]
 
 
+def _as_a_terminal(monkeypatch, delay=0.0):
+    """Make the command see its stderr as a terminal, with bars after ``delay`` seconds."""
+    monkeypatch.setattr(_notes, "_is_terminal", lambda stream: True)
+    monkeypatch.setattr(_notes, "PROGRESS_DELAY", delay)
+
+
 def test_run_prints_the_singular_note_and_warnings_after_the_progress_bar(monkeypatch, capsys):
     monkeypatch.setattr(cli, "_load", _small_graph)
+    _as_a_terminal(monkeypatch)
     original = evaluation.evaluate_node_classifier
 
     def evaluate_with_a_warning(*args, **kwargs):
@@ -39,19 +46,37 @@ def test_run_prints_the_singular_note_and_warnings_after_the_progress_bar(monkey
     for text in ("note: the training system was singular in 2 of 2 splits",
                  "UserWarning: a warning raised while the bar is drawn"):
         assert err.index(text) > bar_end
-        # its own line: the line holding it starts with it (or with the warning's place),
-        # and no carriage return of the bar precedes it on that line
-        line = next(line for line in err.split("\n") if text in line)
-        assert "\r" not in line and "AsK-LS" not in line.split(text)[0], line
-    assert any(line.startswith("note: ") for line in _lines_of(err))
+    # on a terminal the bar clears its line: each note starts a line as it is seen
+    shown = _lines_of(err)
+    assert any(line.startswith("note: the training system") for line in shown), shown
+    assert not any("AsK-LS (paper)" in line for line in shown), shown
+
+
+def test_no_bar_where_stderr_is_not_a_terminal_or_the_work_is_short(monkeypatch, capsys):
+    """A log file or a pipe gets no bar, nor does a terminal for work shorter than the
+    delay; the notes are the same."""
+    monkeypatch.setattr(cli, "_load", _small_graph)
+    args = ["run", "--dataset", "small", "--preset", "paper", "--trials", "2"]
+    assert cli.main(args) == 0                              # capsys: not a terminal
+    err = capsys.readouterr().err
+    assert "AsK-LS (paper)" not in err and "\r" not in err
+    assert err.startswith("note: the training system was singular in 2 of 2 splits"), err
+    _as_a_terminal(monkeypatch, delay=60.0)
+    assert cli.main(args) == 0
+    err = capsys.readouterr().err
+    assert "AsK-LS (paper)" not in err and "\r" not in err, err
 
 
 def test_quiet_run_prints_the_note_without_a_blank_line(monkeypatch, capsys):
     monkeypatch.setattr(cli, "_load", _small_graph)
+    _as_a_terminal(monkeypatch)
     assert cli.main(["run", "--dataset", "small", "--preset", "paper", "--trials", "1",
                      "--quiet"]) == 0
-    err = capsys.readouterr().err
-    assert err.startswith("note: the training system was singular in 1 of 1 splits")
+    captured = capsys.readouterr()
+    assert captured.err.startswith("note: the training system was singular in the one "
+                                   "split"), captured.err
+    assert "1 random 60/40 split (seed 0)" in captured.out       # one split, not "1 splits"
+    assert "(in the one split)" in captured.out
 
 
 def test_run_uses_the_fixed_splits_and_attributes_and_names_the_kernel(shared_datasets,

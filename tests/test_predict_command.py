@@ -136,7 +136,8 @@ def test_probabilities_every_node_and_explanations(tmp_path, capsys):
                                  "proba_z"]
     assert len(out) == 400
     proba = out[["proba_x", "proba_y", "proba_z"]].to_numpy()
-    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(proba, proba.round(4))       # --decimals 4 by default
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1.5e-4)
     assert (np.array(["x", "y", "z"])[proba.argmax(axis=1)] == out["predicted"]).all()
     labelled = out["label"].notna()
     assert (out["label"][labelled] == out["predicted"][labelled]).mean() > 0.9
@@ -164,7 +165,7 @@ def test_features_from_npz_and_nodes_only_in_the_labels_file(tmp_path, capsys):
     assert graph.features[graph.node_names.index("bob")].tolist() == [0.0, 0.0]
     _predict(tmp_path, "--edges", tmp_path / "edges.csv", "--labels",
              tmp_path / "labels.csv", "--features", tmp_path / "features.npz")
-    assert "note: 1 node(s) have no edge, e.g. ['ivan']" in capsys.readouterr().err
+    assert "note: 1 node has no edge, e.g. ['ivan']" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("name, text, where, expected", [
@@ -246,7 +247,6 @@ def test_names_are_the_text_written_whatever_they_look_like(tmp_path, text, node
         f"n{i * 7919 % 10007},n{i * 104729 % 10007}\n" for i in range(5000)).encode())[:2000],
      "cut short, damaged or of another format"),                     # a truncated gzip
     ("edges.parquet", b"source,target\na,b\n", "Parquet magic bytes not found"),
-    ("edges.csv", b"\xff\xfe\x00binary\x00data\n", "UnicodeDecodeError"),
 ])
 def test_a_file_cut_short_or_of_another_format_is_named(tmp_path, capsys, name, content,
                                                         expected):

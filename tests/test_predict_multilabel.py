@@ -1,7 +1,8 @@
-"""``digraph-askls predict`` with several labels per node: a node on several rows, or its
-labels in one cell joined by ``--label-separator``; the predictions list each node's
-labels joined by the separator (``;`` by default), and a malformed file is refused by
-its line."""
+"""``digraph-askls predict`` with several labels per node: a node on several rows
+(``--multilabel``), or its labels in one cell joined by ``--label-separator``; the
+predictions list each node's labels joined by the separator (``;`` by default), and a
+malformed file is refused by its line. Without either option a node with two labels is an
+error."""
 
 import numpy as np
 import pytest
@@ -63,7 +64,8 @@ def test_both_layouts_predict_what_the_classifier_predicts_from_the_dict(files, 
     classes = reference.classes_.tolist()
     assert classes == LABELS.tolist() and expected.shape == (40, 4)
 
-    rows = _run(folder, "pairs.csv", "--all", "--proba")     # a node on several rows
+    rows = _run(folder, "pairs.csv", "--multilabel", "--all", "--proba", "--decimals",
+                "15")                                       # a node on several rows
     assert list(rows.columns) == ["node", "label", "predicted",
                                   *[f"proba_{label}" for label in LABELS]]
     assert rows["node"].tolist() == list(reference.nodes_)
@@ -103,7 +105,7 @@ EDGES = "source,target\na,b\nb,c\nc,a\nd,e\ne,f\nf,d\nc,d\n"
 
 
 @pytest.mark.parametrize("text, options, where, expected", [
-    ("node,label\na,red\na,blue\na,red\nd,blue\n", [], ":4:",
+    ("node,label\na,red\na,blue\na,red\nd,blue\n", ["--multilabel"], ":4:",
      "node 'a' has the label 'red' twice (first at {labels}:2); expected each label of a "
      "node once"),
     ("node,label\na,red;blue;red\nd,blue\n", ["--label-separator", ";"], ":2:",
@@ -122,7 +124,7 @@ EDGES = "source,target\na,b\nb,c\nc,a\nd,e\ne,f\nf,d\nc,d\n"
      "got cells such as ['red|blue', 'blue']"),
     ("node,label\na,red\na,\nd,blue\n", [], ":3:",
      "node 'a' has a blank label and another row"),
-    ("node,label\na,red;round\na,blue\nd,blue\n", [], ":2:",
+    ("node,label\na,red;round\na,blue\nd,blue\n", ["--multilabel"], ":2:",
      "the label 'red;round' holds ';' in a file that repeats its nodes (one row per "
      "label), where ';' joins a node's labels in the predictions; if the cell lists "
      "several labels, pass --label-separator ';'"),
@@ -146,7 +148,8 @@ def test_a_malformed_multilabel_file_is_refused_by_its_line(tmp_path, capsys, te
 
 
 @pytest.mark.parametrize("text, options, expected", [
-    ("node,label\na,red\na,blue\n", [], "1 node is labelled; expected at least 2"),
+    ("node,label\na,red\na,blue\n", ["--multilabel"],
+     "1 node is labelled; expected at least 2"),
     ("node,label\na,red;red\n", ["--label-separator", " "],
      "the label separator must be one or more characters other than blanks, got ' '"),
 ])
@@ -167,7 +170,9 @@ def test_the_python_reader_of_one_label_per_node_points_to_the_dict(tmp_path):
 
     (tmp_path / "edges.csv").write_text(EDGES)
     (tmp_path / "labels.csv").write_text("node,label\na,red\na,blue\nd,blue\n")
-    with pytest.raises(ValueError, match=r"labels.csv:3: node 'a' has a second row; "
-                                         r"expected one row per node \(a file of several "
-                                         r"labels per node.*dict node -> list of labels"):
+    with pytest.raises(ValueError, match=r"labels.csv:3: node 'a' has two labels, 'red' "
+                                         r"\(at .*labels.csv:2\) and 'blue'; expected one "
+                                         r"label per node; for several labels per node, "
+                                         r"give NodeClassifier a dict node -> list of "
+                                         r"labels"):
         load_graph_files(tmp_path / "edges.csv", tmp_path / "labels.csv")

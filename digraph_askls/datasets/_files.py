@@ -9,7 +9,9 @@ per label), or cells that list labels joined by a separator the caller names
 """
 
 import difflib
+import functools
 import logging
+from decimal import Decimal, InvalidOperation
 
 import numpy as np
 from scipy import sparse
@@ -39,6 +41,17 @@ EXPECTED_LABELS = "node, label (or id/name/node_id; class/y/category)"
 #: and names no separator: the predictions file of ``digraph-askls predict`` joins them
 #: so, and such a file whose labels hold it is refused as ambiguous.
 DEFAULT_LABEL_SEPARATOR = ";"
+
+#: How a labels table of one label per node says that several are read otherwise.
+PYTHON_SEVERAL_HINT = ("; for several labels per node, give NodeClassifier a dict node -> "
+                       "list of labels (the command 'digraph-askls predict --multilabel' "
+                       "reads such a file, one row per label)")
+
+#: The least share of the labelled nodes that must be nodes of the graph (named in the
+#: edges file, or given attributes by the features file) when the labels are checked
+#: (:func:`check_labelled_nodes`); below it the names of the two files most likely
+#: differ in how they are written.
+MIN_LABELLED_IN_GRAPH = 0.5
 
 
 def _header(path, sep, header, known):
@@ -204,18 +217,22 @@ def read_edges(path, header=None, undirected=False):
     return adjacency, nodes
 
 
-def read_labels(path, header=None, nodes=None, label_separator=None, several=True):
+def read_labels(path, header=None, nodes=None, label_separator=None, multilabel=False,
+                several_hint=PYTHON_SEVERAL_HINT):
     """``{node: label}`` of a labels table, blank labels left out; ``nodes``, the set of
     the graph's node names where known, tells a header from a first row of data.
 
-    Several labels per node: ``{node: tuple of labels}`` (labels in the order read) when
-    a node has more than one row (one row per label), or when ``label_separator`` is
-    given (a cell lists a node's labels joined by it; its rows may repeat the node too).
-    A blank cell, or no row, marks a node to predict either way. A node given the same
-    label twice, an empty label between separators, a node both blank and labelled, a
-    separator found in no cell, and (no separator given) a label that holds
-    :data:`DEFAULT_LABEL_SEPARATOR` are errors naming the line.
-    ``several=False`` refuses a repeated node, as a table of one label per node.
+    One label per node unless ``multilabel`` or ``label_separator``: a node on a second
+    row is then an error naming the node, its labels and their lines, followed by
+    ``several_hint`` (how to ask for several labels per node).
+
+    Several labels per node (``multilabel``, or ``label_separator`` given):
+    ``{node: tuple of labels}`` (labels in the order read), a node on one row per label,
+    or (``label_separator``) a cell that lists a node's labels joined by it (its rows
+    may repeat the node too). A blank cell, or no row, marks a node to predict either
+    way. A node given the same label twice, an empty label between separators, a node
+    both blank and labelled, a separator found in no cell, and (no separator given) a
+    label that holds :data:`DEFAULT_LABEL_SEPARATOR` are errors naming the line.
     """
     pd = pandas_module()
     if label_separator is not None and (not isinstance(label_separator, str)
@@ -265,18 +282,33 @@ def read_labels(path, header=None, nodes=None, label_separator=None, several=Tru
     if frame["label"].isna().all():
         _no_label(path, sep, has_header, rows if sep != "parquet" else None)
     repeated = frame["node"].duplicated().to_numpy()
-    if repeated.any() and not several:
-        row = int(np.flatnonzero(repeated)[0])
-        raise TableError(f"{where(path, sep, has_header, row)}: node "
-                         f"{frame['node'].iloc[row]!r} has a second row; expected one "
-                         "row per node (a file of several labels per node, one row per "
-                         "label, is read by 'digraph-askls predict'; in Python, give "
-                         "NodeClassifier a dict node -> list of labels)")
-    if label_separator is None and not repeated.any():
+    frame = frame.reset_index(drop=True)
+    at = functools.partial(where, path, sep, has_header)     # the line of a data row
+    if label_separator is None and not multilabel:
+        if repeated.any():
+            _second_row(frame, int(np.flatnonzero(repeated)[0]), at, several_hint)
         labelled = frame[frame["label"].notna()]
         return dict(zip(labelled["node"].tolist(), labelled["label"].tolist()))
-    return _label_sets(frame.reset_index(drop=True), repeated,
-                       lambda row: where(path, sep, has_header, row), label_separator)
+    return _label_sets(frame, repeated, at, label_separator)
+
+
+def _second_row(frame, row, at, several_hint):
+    """Raise the error of a node on a second row (``row``) of a table of one label per
+    node: the same label twice, a blank beside a label, or two labels."""
+    pd = pandas_module()
+    node = frame["node"].iloc[row]
+    first = int(np.flatnonzero((frame["node"] == node).to_numpy())[0])
+    label, other = frame["label"].iloc[first], frame["label"].iloc[row]
+    if pd.isna(label) or pd.isna(other):
+        raise TableError(
+            f"{at(row)}: node {node!r} has a blank label and another row (first row at "
+            f"{at(first)}); expected a node to predict to have a blank label or no row, a "
+            "labelled node one row")
+    if label == other:
+        raise TableError(f"{at(row)}: node {node!r} has the label {label!r} twice (first "
+                         f"at {at(first)}); expected one row per node")
+    raise TableError(f"{at(row)}: node {node!r} has two labels, {label!r} (at {at(first)}) "
+                     f"and {other!r}; expected one label per node{several_hint}")
 
 
 def _label_sets(frame, repeated, at, separator):
@@ -509,29 +541,38 @@ def load_graph_files(edges, labels=None, features=None, *, header=None, undirect
     (['ann', 'bob', 'cat'], [0, -1, -1], ['x'])
     """
     graph, _ = read_graph_files(edges, labels, features, header=header,
-                                undirected=undirected, several=False)
+                                undirected=undirected)
     return graph
 
 
 def read_graph_files(edges, labels=None, features=None, *, header=None, undirected=False,
-                     label_separator=None, several=True):
+                     label_separator=None, multilabel=False,
+                     several_hint=PYTHON_SEVERAL_HINT, strict=False):
     """``(graph, label sets)``: :func:`load_graph_files`'s graph, and for a labels file
-    of several labels per node (:func:`read_labels`) ``{node: tuple of labels}``, the
-    graph's ``labels`` then all -1 and its ``class_names`` the labels, sorted; None
-    for one label per node."""
+    of several labels per node (``multilabel`` or ``label_separator``, see
+    :func:`read_labels`) ``{node: tuple of labels}``, the graph's ``labels`` then all -1
+    and its ``class_names`` the labels, sorted; None for one label per node.
+
+    ``strict`` refuses the labels that would fit a model to a mistake: continuous values
+    (:func:`check_class_labels`) and labelled nodes that are mostly not nodes of the
+    graph (:func:`check_labelled_nodes`)."""
     from pathlib import Path
 
     with reading(edges, "edges"):
         adjacency, nodes = read_edges(edges, header, undirected)
+    known = set(nodes)
     with reading(labels, "labels"):
-        label_of = {} if labels is None else read_labels(labels, header, set(nodes),
-                                                         label_separator, several)
+        label_of = {} if labels is None else read_labels(
+            labels, header, known, label_separator, multilabel, several_hint)
     label_sets = None
     if label_of and isinstance(next(iter(label_of.values())), tuple):
         label_sets = label_of
     with reading(features, "features"):
         table = None if features is None else read_features(features, header)
-    known = set(nodes)
+    if strict and label_of:
+        check_class_labels(label_of, labels)
+        check_labelled_nodes(list(label_of), nodes, None if table is None else table[0],
+                             labels, edges, in_edges=known)
     extra = [node for node in label_of if node not in known]
     if table is not None:
         known.update(extra)
@@ -549,3 +590,124 @@ def read_graph_files(edges, labels=None, features=None, *, header=None, undirect
     graph = Graph(adjacency, codes, nodes, class_names, name=Path(edges).name,
                   features=values, feature_names=None if table is None else table[2])
     return graph, label_sets
+
+
+def _number(text):
+    """The number that ``text`` writes, as a ``Decimal`` (finite, of a modest exponent),
+    else None."""
+    try:
+        value = Decimal(str(text).strip())
+    except (InvalidOperation, ValueError):
+        return None
+    return value if value.is_finite() and abs(value.adjusted()) <= 30 else None
+
+
+def _number_key(text):
+    """One spelling of the number ``text`` writes (``"7"`` for ``7``, ``007``, ``7.0``,
+    ``7e0``), else None."""
+    value = _number(text)
+    if value is None:
+        return None
+    if value == value.to_integral_value():
+        return str(int(value))
+    return str(value.normalize())
+
+
+def check_class_labels(label_of, path):
+    """Refuse labels that are all numbers, some with a fraction (``0.5``, ``1.2``):
+    continuous values rather than classes, which ``NodeClassifier`` refuses too.
+
+    ``label_of`` maps each labelled node to its label, or to a tuple of labels.
+    """
+    pairs = [(node, label) for node, value in label_of.items()
+             for label in (value if isinstance(value, tuple) else (value,))]
+    numbers = [_number(label) for _, label in pairs]
+    if not pairs or any(number is None for number in numbers):
+        return
+    fractions = [(node, label) for (node, label), number in zip(pairs, numbers)
+                 if number != number.to_integral_value()]
+    if not fractions:
+        return
+    node, label = fractions[0]
+    shown = list(dict.fromkeys(label for _, label in pairs))
+    raise TableError(
+        f"{path}: the labels are numbers with fractions, continuous values rather than "
+        f"classes (got {label} for node {node!r}; values such as {shown[:6]}); a label "
+        f"names a class, and NodeClassifier likewise refuses float labels that are not "
+        f"whole numbers. Give each node a class: a name ('low', 'high') or a whole number "
+        f"(a class code); to classify a measurement, cut it into classes first (for "
+        f"example 'low' below a threshold, 'high' above)")
+
+
+#: What differs between two names that one key makes equal, for the messages.
+_NEAR = (("case", str.casefold),
+         ("blanks", lambda name: "".join(name.split())),
+         ("case and blanks", lambda name: "".join(name.casefold().split())),
+         ("how the number is written", _number_key))
+
+
+def near_matches(names, nodes, limit=5):
+    """``(name, node, what differs)`` for up to ``limit`` of ``names`` that are not
+    ``nodes`` but become one when case, blanks or the spelling of a number is set
+    aside (``Alice`` and ``alice``, ``Jane  Doe`` and ``Jane Doe``, ``7.0`` and ``7``)."""
+    found = []
+    indexes = {}
+    for name in names:
+        for what, key in _NEAR:
+            if what not in indexes:
+                index = indexes[what] = {}
+                for node in nodes:
+                    index.setdefault(key(node), node)
+                index.pop(None, None)
+            node = indexes[what].get(key(name))
+            if node is not None:
+                found.append((name, node, what))
+                break
+        if len(found) == limit:
+            break
+    return found
+
+
+def check_labelled_nodes(labelled, edge_nodes, featured, labels_path, edges_path,
+                         in_edges=None):
+    """Refuse a labels file whose labelled nodes are not the graph's nodes.
+
+    A labelled node is in the graph when the edges file names it, or when the features
+    file gives it attributes (``featured``, None without a features file). It is an error
+    when no labelled node is named by the edges file, or when fewer than
+    :data:`MIN_LABELLED_IN_GRAPH` (half) of them are in the graph: the model would be
+    fitted on isolated nodes and its predictions would not depend on the labels. The
+    message names examples, and near matches in the edges file (a name that differs only
+    in case, in blanks, or in the spelling of a number). ``in_edges``: the set of
+    ``edge_nodes``, where already built.
+    """
+    in_edges = set(edge_nodes) if in_edges is None else in_edges
+    featured = set() if featured is None else set(featured)
+    named = [node in in_edges for node in labelled]
+    outside = [node for node, inside in zip(labelled, named)
+               if not inside and node not in featured]
+    if any(named) and len(outside) <= (1 - MIN_LABELLED_IN_GRAPH) * len(labelled):
+        return
+    if any(named):
+        count = (f"{len(outside)} of the {len(labelled)} labelled nodes are not nodes of "
+                 f"the edges file {edges_path}" + (" nor of the features file"
+                                                   if featured else ""))
+    else:
+        outside = list(labelled)
+        count = (f"none of the {len(labelled)} labelled nodes is a node of the edges "
+                 f"file {edges_path}")
+    lines = [f"{labels_path}: {count} (expected at least half of them, and one at the "
+             f"least, to be), e.g. {outside[:5]}; a labelled node without an edge tells "
+             f"nothing of the others"]
+    near = near_matches(outside, edge_nodes)
+    if near:
+        groups = {}
+        for name, node, what in near:
+            groups.setdefault(what, []).append(f"{name!r} is {node!r} there")
+        lines.append("near matches in the edges file: " + "; ".join(
+            f"differing in {what}: {', '.join(pairs)}" for what, pairs in groups.items()))
+    else:
+        lines.append(f"the edges file names nodes such as {list(edge_nodes[:5])}")
+    lines.append("node names are compared as written (case, blanks and the way a number "
+                 "is written count): write each node's name alike in both files")
+    raise TableError("; ".join(lines))

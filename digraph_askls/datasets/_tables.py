@@ -47,10 +47,15 @@ def _suffix_and_compression(path):
     return (suffixes[-1] if suffixes else ""), None
 
 
+#: The encoding of text tables: UTF-8, with or without the byte-order mark that
+#: Excel's "CSV UTF-8" writes before the first line (pandas and pyarrow skip it too).
+ENCODING = "utf-8-sig"
+
+
 def _lines(path):
     """``(number, text)`` of the non-blank lines, numbered from 1 as editors do."""
     _, compression = _suffix_and_compression(path)
-    with _COMPRESSED.get(compression, open)(path, "rt", encoding="utf-8",
+    with _COMPRESSED.get(compression, open)(path, "rt", encoding=ENCODING,
                                             newline="") as file:
         for number, line in enumerate(file, start=1):
             if line.strip():
@@ -172,16 +177,72 @@ def separator_hint(line, sep):
 @contextlib.contextmanager
 def reading(path, what):
     """Errors of the parsers and decompressors as :class:`TableError` naming the file:
-    a file cut short, damaged or of another format. A missing file stays a
-    ``FileNotFoundError``."""
+    a file cut short, damaged or of another format, or text that is not UTF-8 (the
+    message then names the line, the encoding the file seems to have and how to convert
+    it). A missing file stays a ``FileNotFoundError``."""
     try:
         yield
     except (TableError, FileNotFoundError):
         raise
-    except (EOFError, OSError, UnicodeDecodeError, ValueError, csv.Error) as error:
+    except UnicodeDecodeError:
+        raise TableError(not_utf8_message(path)) from None
+    except (EOFError, OSError, ValueError, csv.Error) as error:
         raise TableError(f"{path}: cannot be read as a table of {what}; it may be cut "
                          f"short, damaged or of another format ({type(error).__name__}: "
                          f"{error})") from None
+
+
+#: Byte-order marks of the encodings that are not UTF-8, longest first.
+_OTHER_MARKS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+                (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+
+
+def _raw_lines(path):
+    """The lines of a (possibly compressed) file as bytes, numbered from 1."""
+    _, compression = _suffix_and_compression(path)
+    with _COMPRESSED.get(compression, open)(path, "rb") as file:
+        yield from enumerate(file, start=1)
+
+
+def _encoding_guess(path):
+    """``(line number, what the bytes look like, encoding to convert from or None)`` of
+    the first line of ``path`` that is not UTF-8."""
+    for number, raw in _raw_lines(path):
+        if number == 1:
+            for mark, name in _OTHER_MARKS:
+                if raw.startswith(mark):
+                    return 1, f"the file starts with the byte-order mark of {name}", name
+            if raw.startswith(b"PK\x03\x04"):
+                return 1, ("the file is a zip archive, such as an Excel workbook "
+                           "(.xlsx)"), None
+        try:
+            raw.decode(ENCODING if number == 1 else "utf-8")
+        except UnicodeDecodeError as error:
+            byte = raw[error.start:error.start + 1]
+            if b"\x00" in raw:
+                return number, ("the line holds NUL bytes (a binary file, or UTF-16 "
+                                "without a byte-order mark)"), "UTF-16"
+            try:
+                shown = raw.decode("cp1252").strip()
+            except UnicodeDecodeError:
+                return number, f"byte 0x{byte.hex()} is not UTF-8", None
+            return number, (f"byte 0x{byte.hex()} is not UTF-8; read as Windows-1252 "
+                            f"(Latin-1, as Excel's plain 'CSV' writes) the line is "
+                            f"{shown[:80]!r}"), "WINDOWS-1252"
+    return None, "the file is not UTF-8", None
+
+
+def not_utf8_message(path):
+    """The message of a text table that cannot be decoded as UTF-8: its first such line,
+    the encoding it seems to have, and how to convert it."""
+    number, looks, encoding = _encoding_guess(path)
+    where_ = f"{path}:{number}" if number is not None else f"{path}"
+    name = Path(path).name
+    convert = ("" if encoding is None else
+               f" or convert it: iconv -f {encoding} -t UTF-8 {name} > utf8-{name}")
+    return (f"{where_}: expected text in UTF-8 (a byte-order mark before it is fine), "
+            f"but {looks}. Save the file as UTF-8 (in Excel: 'CSV UTF-8 "
+            f"(Comma delimited)'){convert}")
 
 
 def _read_fast(path, sep, names, skip, text_columns):

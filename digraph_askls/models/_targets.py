@@ -6,6 +6,7 @@ not on the problem; a multi-label target is one more set of right-hand sides, on
 ``+1`` / ``-1`` column per label.
 """
 
+import warnings
 from numbers import Real
 
 import numpy as np
@@ -39,6 +40,9 @@ def check_multilabel(Y, n_samples=None, allow_unlabelled=False):
     n_samples : int, optional
         The number of rows expected.
     allow_unlabelled : bool, default=False
+        With it, a target in which every row is labelled (0/1, no row of -1) warns
+        (``UserWarning``): a row of 0s reads "has none of the labels", and is fitted so,
+        where a 0 was perhaps meant as "unknown".
 
     Returns
     -------
@@ -77,7 +81,15 @@ def check_multilabel(Y, n_samples=None, allow_unlabelled=False):
         raise ValueError(f"a row of a multi-label target is either all -1 (unlabelled) or "
                          f"0/1, got a row mixing -1 with 0/1 at row {int(np.argmax(mixed))} "
                          f"({int(mixed.sum())} such rows)")
-    return Y.astype(int), ~unlabelled.all(axis=1)
+    labelled = ~unlabelled.all(axis=1)
+    if allow_unlabelled and labelled.all():
+        warnings.warn(
+            f"every row of the multi-label target is labelled (0/1, no row of -1), so all "
+            f"{Y.shape[0]} samples are fitted and none is left to predict; a 0 reads 'has "
+            f"not the label', not 'unknown'. Write each unlabelled row as a row of -1 "
+            f"(every entry -1), or pass a dict node -> labels that leaves them out",
+            UserWarning, stacklevel=2)
+    return Y.astype(int), labelled
 
 
 def class_weights(class_weight, classes, y):

@@ -240,10 +240,32 @@ class Scoring:
 
 
 def check_scoring(scoring):
-    """``scoring`` as a :class:`Scoring` (None: accuracy)."""
+    """``scoring`` as a :class:`Scoring` (None: accuracy).
+
+    The names of scores of two classes (``"f1"``, ``"precision"``, ``"recall"``,
+    ``"jaccard"``: scikit-learn's ``average='binary'``) score through a scorer that,
+    on labels of more than two classes, raises an error naming the averages to choose
+    (``"f1_macro"``, ``"f1_weighted"``, ``"f1_micro"``) instead of scikit-learn's.
+    """
     if isinstance(scoring, Scoring):
         return scoring
-    return Scoring("accuracy" if scoring is None else scoring)
+    if scoring not in ("f1", "precision", "recall", "jaccard"):
+        return Scoring("accuracy" if scoring is None else scoring)
+    name, binary = scoring, get_scorer(scoring)
+
+    def two_classes_only(estimator, X, y, **kwargs):
+        n_classes = np.unique(y).size
+        if n_classes > 2:
+            raise ValueError(
+                f"scoring={name!r} scores two classes (scikit-learn's average='binary'), "
+                f"got labels of {n_classes} classes; choose an average over the classes: "
+                f"{name + '_macro'!r} (each class counts alike), {name + '_weighted'!r} "
+                f"(each class by its number of nodes) or {name + '_micro'!r} (each node "
+                f"alike)")
+        return binary(estimator, X, y, **kwargs)
+
+    two_classes_only.__name__ = name
+    return Scoring(two_classes_only)
 
 
 class HitRows:
