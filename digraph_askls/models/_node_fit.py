@@ -26,6 +26,7 @@ from ._targets import class_weights, label_indicator, multilabel_labels
 from .selection import (DEFAULT_POLICY, FitSettings, Problem, SearchSpace, as_recipes,
                         check_scoring, default_kernels, multilabel_kernels, node_keys)
 from .selection._multilabel import MULTILABEL_MERGES, multilabel_scoring
+from .selection._scoring import check_two_classes
 
 __all__ = ["FitPlan", "PRESETS", "plan_fit", "resolve_config", "selection_split"]
 
@@ -131,6 +132,8 @@ def plan_fit(params, graph, labels, features, valid, nodelist, weight, warn_dept
     if np.unique(codes[train]).size < 2:
         raise ValueError(f"at least 2 classes must have labelled nodes, got "
                          f"{np.unique(codes[train]).size}")
+    if isinstance(params["scoring"], str):      # before any kernel is built
+        check_two_classes(params["scoring"], np.unique(codes[train]).size)
     policy = DEFAULT_POLICY if params["policy"] is None else params["policy"]
     recipes = _recipes(config, inputs, codes[train], policy, graph, labels, warn_depth + 3)
     weights = _class_weights(params["class_weight"], classes, codes[train])

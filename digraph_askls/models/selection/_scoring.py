@@ -15,8 +15,8 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import get_scorer, get_scorer_names
 
-__all__ = ["HitRows", "ProbabilityRows", "Scoring", "as_rows", "check_scoring", "decide",
-           "held_out_rows"]
+__all__ = ["BINARY_SCORES", "HitRows", "ProbabilityRows", "Scoring", "as_rows",
+           "check_scoring", "check_two_classes", "decide", "held_out_rows"]
 
 
 class _Replay(ClassifierMixin, BaseEstimator):
@@ -239,6 +239,22 @@ class Scoring:
         return f"Scoring({self.scoring!r}{costs})"
 
 
+#: Scores of two classes (scikit-learn's ``average='binary'``).
+BINARY_SCORES = ("f1", "precision", "recall", "jaccard")
+
+
+def check_two_classes(scoring, n_classes):
+    """Refuse a score of two classes (:data:`BINARY_SCORES`) on ``n_classes`` > 2, naming
+    the averages to choose."""
+    if scoring in BINARY_SCORES and n_classes > 2:
+        raise ValueError(
+            f"scoring={scoring!r} scores two classes (scikit-learn's average='binary'), "
+            f"got labels of {n_classes} classes; choose an average over the classes: "
+            f"{scoring + '_macro'!r} (each class counts alike), {scoring + '_weighted'!r} "
+            f"(each class by its number of nodes) or {scoring + '_micro'!r} (each node "
+            f"alike)")
+
+
 def check_scoring(scoring):
     """``scoring`` as a :class:`Scoring` (None: accuracy).
 
@@ -249,19 +265,12 @@ def check_scoring(scoring):
     """
     if isinstance(scoring, Scoring):
         return scoring
-    if scoring not in ("f1", "precision", "recall", "jaccard"):
+    if scoring not in BINARY_SCORES:
         return Scoring("accuracy" if scoring is None else scoring)
     name, binary = scoring, get_scorer(scoring)
 
     def two_classes_only(estimator, X, y, **kwargs):
-        n_classes = np.unique(y).size
-        if n_classes > 2:
-            raise ValueError(
-                f"scoring={name!r} scores two classes (scikit-learn's average='binary'), "
-                f"got labels of {n_classes} classes; choose an average over the classes: "
-                f"{name + '_macro'!r} (each class counts alike), {name + '_weighted'!r} "
-                f"(each class by its number of nodes) or {name + '_micro'!r} (each node "
-                f"alike)")
+        check_two_classes(name, np.unique(y).size)
         return binary(estimator, X, y, **kwargs)
 
     two_classes_only.__name__ = name
