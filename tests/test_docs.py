@@ -18,6 +18,8 @@ MODULES = ["digraph_askls", "digraph_askls.graph", "digraph_askls.datasets",
            "digraph_askls.kernels", "digraph_askls.linalg", "digraph_askls.models",
            "digraph_askls.evaluation", "digraph_askls.embedding", "digraph_askls.distributed"]
 DOCUMENTED_ELSEWHERE = {"__version__"}
+# Deprecated names stay importable but are kept out of the API reference.
+DEPRECATED = {"NodeClassifierCV"}
 
 
 def _all_of(module):
@@ -39,10 +41,17 @@ def _listed(module):
 
 @pytest.mark.parametrize("module", MODULES)
 def test_every_public_name_is_in_the_api_reference(module):
-    names = set(_all_of(module)) - DOCUMENTED_ELSEWHERE
+    names = set(_all_of(module)) - DOCUMENTED_ELSEWHERE - DEPRECATED
     if module == "digraph_askls.models":
         names -= set(_all_of("digraph_askls"))
     assert names - _listed(module) == set(), f"docs/api/{module}.rst misses them"
+
+
+def test_deprecated_names_stay_importable_but_out_of_the_api_reference():
+    pages = " ".join(path.read_text() for path in (DOCS / "api").glob("*.rst"))
+    for name in DEPRECATED:
+        assert name not in pages, f"{name} is deprecated: docs/api should not list it"
+        assert any(name in _all_of(module) for module in MODULES), f"{name} is not exported"
 
 
 def test_the_research_harness_stays_out_of_the_api_reference():
