@@ -112,3 +112,44 @@ def test_the_readme_s_files_are_those_the_predict_command_is_tested_on():
     (shell,) = [block for block in _blocks("bash") if "digraph-askls predict" in block]
     assert f"cat > edges.csv <<'EOF'\n{constants['EDGES']}EOF" in shell
     assert f"cat > labels.csv <<'EOF'\n{constants['LABELS']}EOF" in shell
+
+
+# Sentences that tell how a figure came to be: they belong in the measurement history
+# (docs/results/history.md), not on the pages that tell a user what to do.
+HISTORY_PHRASES = ("the one temperature of the earlier calibrator",
+                   "calibrations were tried", "measured after the development work",
+                   "where it had chosen the walk kernel", "rerun of the rerun",
+                   "that of the rerun")
+USER_PAGES = sorted([DOCS / "index.md", DOCS / "getting-started.md",
+                     *(DOCS / "guide").glob("*.md")])
+
+
+@pytest.mark.parametrize("page", USER_PAGES, ids=lambda page: str(page.relative_to(DOCS)))
+def test_the_user_pages_tell_no_measurement_history(page):
+    text = " ".join(page.read_text().split()).lower()
+    found = [phrase for phrase in HISTORY_PHRASES if phrase in text]
+    assert not found, f"{page.name} tells history ({found}): move it to docs/results/history.md"
+
+
+def test_the_history_phrases_are_found_where_they_occur(tmp_path):
+    # The check above reads sentences across line breaks, whatever their case.
+    page = tmp_path / "page.md"
+    page.write_text("With the one temperature\nof the Earlier calibrator, 0.030.\n")
+    text = " ".join(page.read_text().split()).lower()
+    assert any(phrase in text for phrase in HISTORY_PHRASES)
+
+
+def test_the_results_pages_name_no_file_in_their_titles():
+    for page in (DOCS / "tables").glob("*.md"):
+        titles = [line for line in page.read_text().splitlines()
+                  if line.startswith("#") or line.startswith("![")]
+        assert not [t for t in titles if re.search(r"\(\S+\.md\)", t)], page.name
+    comparison = " ".join((DOCS / "results" / "comparison.md").read_text().split())
+    assert "that of the rerun" not in comparison and "rerun of the rerun" not in comparison
+
+
+def test_the_getting_started_page_needs_no_checkout_s_data_or_scripts():
+    text = (DOCS / "getting-started.md").read_text()
+    assert "shared/datasets" not in text and ".ci/run" not in text
+    first_block = re.search(r"```\w*\n(.*?)```", text, flags=re.S)[1]
+    assert first_block.lstrip().startswith("pip install")
