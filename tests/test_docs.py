@@ -153,3 +153,45 @@ def test_the_getting_started_page_needs_no_checkout_s_data_or_scripts():
     assert "shared/datasets" not in text and ".ci/run" not in text
     first_block = re.search(r"```\w*\n(.*?)```", text, flags=re.S)[1]
     assert first_block.lstrip().startswith("pip install")
+
+
+def _conf():
+    spec = importlib.util.spec_from_file_location("docs_conf", DOCS / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    return conf
+
+
+def _table(rows):
+    from docutils import nodes
+
+    table = nodes.table()
+    group = nodes.tgroup(cols=len(rows[0]))
+    body = nodes.tbody()
+    for cells in rows:
+        body += nodes.row("", *[nodes.entry("", nodes.paragraph(text=cell)) for cell in cells])
+    group += body
+    table += group
+    return table
+
+
+def test_tables_are_marked_to_fit_the_column():
+    pytest.importorskip("docutils")
+    from docutils import nodes
+
+    conf = _conf()
+    narrow = _table([["method", "cora"], ["GCN", "0.873 ± 0.009"],
+                     ["AsK-LS default (train part)", "0.810 ± 0.015 (6 of 10 splits †)"]])
+    wide = _table([["graph"] + [f"method {i}" for i in range(9)],
+                   ["chameleon"] + ["0.298 ± 0.060"] * 9])
+    document = nodes.document(None, None)
+    document += [narrow, wide]
+    conf._short_cells_on_one_line(None, document, "page")
+    entries = list(narrow.findall(nodes.entry))
+    # A short figure stays on one line, and its ± std with it; long cells may wrap.
+    assert "one-line" in entries[3]["classes"] and "\u00a0±\u00a0" in entries[3].astext()
+    assert "one-line" not in entries[4]["classes"]
+    assert "one-line" not in entries[5]["classes"]
+    assert "wide-table" not in narrow["classes"] and "wide-table" in wide["classes"]
+    # In a wide table every cell may wrap.
+    assert not any("one-line" in entry["classes"] for entry in wide.findall(nodes.entry))
