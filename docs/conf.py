@@ -123,11 +123,15 @@ def _missing_results(app, docname, source):
     source[0] = _INCLUDE.sub(replace, source[0])
 
 
-# A table cell that holds a figure (``0.478 ± 0.022``, ``Dir-GNN 0.797``) or a single short
-# word is kept on one line: a table wider than the column then scrolls sideways (the
-# theme's scrollable container) instead of wrapping its figures over several lines.
-# Cells of words still wrap.
-SHORT_FIGURE, SHORT_WORD = 24, 12
+# Tables fit the text column at 1280 pixels, without a scrollbar: a cell that holds one
+# short figure (``0.478 ± 0.022``, ``Dir-GNN 0.797``) or a single short word is kept on
+# one line; longer cells wrap between their parts, and a mean never parts from its
+# ``± std``. A table too wide for the column even so (about 95 characters of one-line
+# cells, paddings included) is marked ``wide-table``: smaller text, and every cell may
+# wrap, a mean above its ``± std``.
+SHORT_FIGURE, SHORT_WORD = 14, 12
+PLUS_MINUS = (" ± ", "\u00a0±\u00a0")
+COLUMN_CHARACTERS, CELL_PADDING = 95, 3
 
 
 def _keeps_one_line(text):
@@ -136,12 +140,36 @@ def _keeps_one_line(text):
     return len(text) <= SHORT_WORD
 
 
+def _narrowest(text):
+    """The width in characters below which a cell cannot shrink."""
+    if _keeps_one_line(text):
+        return len(text)
+    return max((len(word) for word in text.replace(" ± ", "±").split()), default=0)
+
+
+def _is_wide(table):
+    from docutils import nodes
+
+    widths = {}
+    for row in table.findall(nodes.row):
+        for column, entry in enumerate(row.findall(nodes.entry)):
+            widths[column] = max(widths.get(column, 0), _narrowest(entry.astext()))
+    return sum(widths.values()) + CELL_PADDING * len(widths) > COLUMN_CHARACTERS
+
+
 def _short_cells_on_one_line(app, doctree, docname):
     from docutils import nodes
 
-    for entry in doctree.findall(nodes.entry):
-        if _keeps_one_line(entry.astext()):
-            entry["classes"].append("one-line")
+    for table in doctree.findall(nodes.table):
+        if _is_wide(table):
+            table["classes"].append("wide-table")
+            continue
+        for entry in table.findall(nodes.entry):
+            if _keeps_one_line(entry.astext()):
+                entry["classes"].append("one-line")
+            for text in list(entry.findall(nodes.Text)):
+                if PLUS_MINUS[0] in text:
+                    text.parent.replace(text, nodes.Text(text.replace(*PLUS_MINUS)))
 
 
 def setup(app):

@@ -11,7 +11,7 @@ from ._corel import (
 )
 from ._directed import (DIRECTED_DATASETS, DIRECTED_METHODS, PUBLISHED_DIRECTED,
                         format_directed, plot_directed, run_directed)
-from ._directed_plot import plot_tradeoff
+from ._directed_plot import plot_directed_summary, plot_tradeoff
 from ._few_labels import (FEW_LABEL_METHODS, FEW_LABEL_PROTOCOLS, format_few_labels,
                           plot_few_labels, run_few_labels)
 from ._gnn import GNNClassifier
@@ -64,6 +64,7 @@ __all__ = [
     "kernel_family",
     "load_corel",
     "plot_directed",
+    "plot_directed_summary",
     "plot_few_labels",
     "plot_tradeoff",
     "plot_table3",

@@ -153,6 +153,10 @@ def _command_table(args, notes):
     out = _report(stem, rows, markdown, args.out)
     if out is not None:
         _draw(notes, "figure", plot, rows, out / f"{stem}.png")
+        if args.table == "directed":
+            # Three of its panels with larger text, for the site's landing page.
+            _draw(notes, "figure", experiments.plot_directed_summary, rows,
+                  out / "directed-summary.png")
     return 0
 
 

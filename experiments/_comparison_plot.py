@@ -43,12 +43,12 @@ def _panel(ax, groups, protocol, graph, methods, best):
         ax.errorbar(mean, position, xerr=half, fmt=marker, color=colour, ms=4.5, capsize=2,
                     mfc=colour if filled else "white", lw=1)
         if len(by_split) < 10:
-            ax.annotate(f"{len(by_split)}/10", (mean + half, position), fontsize=6,
+            ax.annotate(f"{len(by_split)}/10", (mean + half, position), fontsize=8,
                         xytext=(3, -2), textcoords="offset points")
     sealed = "sealed" if protocol not in ("fixed", "planetoid") else "own splits"
-    ax.set_title(f"{graph}, {protocol} ({sealed})", fontsize=8)
+    ax.set_title(f"{graph}\n{protocol} ({sealed})", fontsize=10)
     ax.grid(axis="x", alpha=0.3)
-    ax.tick_params(labelsize=7)
+    ax.tick_params(labelsize=9)
 
 
 def _legend(plt):
@@ -63,7 +63,7 @@ def _legend(plt):
             for label, colour, marker, filled in parts]
 
 
-def plot_comparison(cells, path=None, n_columns=4):
+def plot_comparison(cells, path=None, n_columns=3):
     """One panel per (protocol, graph) row: each method's mean test accuracy with its
     95 % t-interval over the splits; the matched default in red, the other AsK-LS forms
     hollow orange, the best peer solid blue, the other peers hollow blue, the variants
@@ -75,8 +75,8 @@ def plot_comparison(cells, path=None, n_columns=4):
         The comparison's cells.
     path : str or os.PathLike, optional
         Where to save the figure (PNG); the figure is returned either way.
-    n_columns : int, default=4
-        Panels per row.
+    n_columns : int, default=3
+        Panels per row (three keep the text legible at the width of a page).
 
     Returns
     -------
@@ -91,7 +91,7 @@ def plot_comparison(cells, path=None, n_columns=4):
     ...          for m, a in (("AsK-LS default", 0.8), ("GCN", 0.7)) for s in range(10)]
     >>> figure = plot_comparison(cells)
     >>> [ax.get_title() for ax in figure.axes if ax.get_visible()]
-    ['cora, 20 per class (sealed)']
+    ['cora\\n20 per class (sealed)']
     """
     from ._directed_plot import _panel_grid, _pyplot
 
@@ -101,16 +101,17 @@ def plot_comparison(cells, path=None, n_columns=4):
             for graph in graphs if (protocol, graph, headline_default(protocol)) in groups]
     methods = [m for m in COMPARISON_METHODS if any(key[2] == m for key in groups)]
     best = {(row["protocol"], row["graph"]): row["peer"] for row in paired_rows(cells)}
-    fig, axes = _panel_grid(plt, len(rows), n_columns, (2.4, 0.16 * len(methods)),
-                            margin=(1.6, 1))
+    fig, axes = _panel_grid(plt, len(rows), n_columns, (2.6, 0.2 * len(methods) + 0.2),
+                            margin=(2.0, 1.2))
     for ax, (protocol, graph) in zip(axes.flat, rows):
         _panel(ax, groups, protocol, graph, methods, best.get((protocol, graph)))
     axes[0, 0].set_yticks(range(len(methods)), methods)
     axes[0, 0].invert_yaxis()
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
-    fig.supxlabel("test accuracy (mean and 95 % interval over the splits)", fontsize=8,
-                  y=0.035)
-    fig.legend(handles=_legend(plt), loc="lower center", ncol=6, fontsize=7, frameon=False,
+    bottom = 1.0 / fig.get_figheight()         # inches for the axis label and the legend
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    fig.supxlabel("test accuracy (mean and 95 % interval over the splits)", fontsize=10,
+                  y=0.65 * bottom)
+    fig.legend(handles=_legend(plt), loc="lower center", ncol=3, fontsize=9, frameon=False,
                bbox_to_anchor=(0.5, 0.0))
     if path is not None:
         fig.savefig(path, dpi=110)

@@ -498,9 +498,11 @@ def _breakdown_table(groups, rerun):
              "Unfiltered Chameleon and Squirrel, fixed splits. The main cells predate this "
              "breakdown, so these methods were run again on the same splits and seeds for "
              "it, one CPU thread: " + ", ".join(methods) + ". *Headline* is the accuracy "
-             "of the main cells (the tables above) on the same splits, *rerun* that of the "
-             "rerun, whose predictions the two parts split; the twin baseline's are its "
-             "own cells. The headline accuracies of the page are those of the main cells.",
+             "of the main cells (the tables above) on the same splits; *rerun* is the "
+             "accuracy of this second run, whose test nodes the last two columns divide "
+             "into those with a twin and those without; the twin baseline's figures are "
+             "its own cells. The headline accuracies of the page are those of the main "
+             "cells.",
              "", "| graph | method | headline | rerun | with a twin | without |",
              "|---" * 6 + "|"]
     for graph in ("chameleon", "squirrel"):

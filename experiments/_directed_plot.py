@@ -1,6 +1,10 @@
 """The figure of the directed-graph table: one panel of bars per graph."""
 
-__all__ = ["plot_directed", "plot_tradeoff"]
+__all__ = ["plot_directed", "plot_directed_summary", "plot_tradeoff"]
+
+#: The panels of the summary figure: one graph per kind of link (Wikipedia pages, web
+#: pages, citations), each read best by a different kernel family.
+SUMMARY_GRAPHS = ("chameleon", "texas", "cora")
 
 
 def _pyplot():
@@ -29,7 +33,7 @@ def _panel_grid(plt, n_panels, n_columns, panel_size, margin=(0.0, 0.0)):
     return fig, axes
 
 
-def plot_directed(rows, path=None, n_columns=3):
+def plot_directed(rows, path=None, n_columns=3, graphs=None, text_scale=1.0):
     """Mean test accuracy of every method, one panel per graph.
 
     Rerun methods are solid bars with their standard deviation over the splits, one
@@ -45,6 +49,10 @@ def plot_directed(rows, path=None, n_columns=3):
         Where to save the figure (PNG); the figure is returned either way.
     n_columns : int, default=3
         Panels per row.
+    graphs : sequence of str, optional
+        The graphs to draw, in this order (default: every graph of ``rows``).
+    text_scale : float, default=1.0
+        Multiplies every font size, for a figure shown smaller than its size.
 
     Returns
     -------
@@ -64,11 +72,20 @@ def plot_directed(rows, path=None, n_columns=3):
     """
     plt = _pyplot()
     rerun = [row for row in rows if not row.get("published") and row.get("status") == "ok"]
-    graphs = list(dict.fromkeys(row["graph"] for row in rerun))
+    measured = list(dict.fromkeys(row["graph"] for row in rerun))
+    graphs = measured if graphs is None else [graph for graph in graphs if graph in measured]
+    rerun = [row for row in rerun if row["graph"] in graphs]
     methods = list(dict.fromkeys(row["method"] for row in rerun))
+    size = {name: points * text_scale for name, points in
+            (("label", 7), ("legend", 8), ("title", 9), ("axis", 10), ("suptitle", 11))}
     colours = {method: plt.get_cmap("tab10")(i % 10) for i, method in enumerate(methods)}
     published = [row for row in rows if row.get("published") and row["graph"] in graphs]
-    fig, axes = _panel_grid(plt, len(graphs), n_columns, (4.2, 3.0))
+    n_labels = len(methods) + bool(published)
+    n_legend = min(max(n_labels, 1), 5 if text_scale <= 1 else 4)
+    # The legend's height in inches: 0.36 for its first row, 0.27 for each other.
+    legend = (0.36 + 0.27 * (-(-n_labels // n_legend) - 1)) * text_scale
+    fig, axes = _panel_grid(plt, len(graphs), n_columns, (4.2, 3.0 + text_scale - 1),
+                            margin=(0.0, legend - 0.36 - 0.27 * (n_labels > 5)))
     handles = {}
     for ax, graph in zip(axes.flat, graphs):
         first = next(r for r in rerun if r["graph"] == graph)
@@ -88,27 +105,60 @@ def plot_directed(rows, path=None, n_columns=3):
                                                      color="white", edgecolor="0.3",
                                                      hatch="//")
             ax.text(x, 0.02, row["method"], rotation=90, ha="center", va="bottom",
-                    fontsize=7, backgroundcolor="white")
+                    fontsize=size["label"], backgroundcolor="white")
             x += 1
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize=size["title"])
+        ax.tick_params(labelsize=size["axis"])
         ax.set_xticks([])
         ax.set_ylim(0, 1)
+        ax.set_yticks([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
         ax.grid(axis="y", alpha=0.3)
     for ax in axes[:, 0]:
-        ax.set_ylabel("test accuracy")
+        ax.set_ylabel("test accuracy", fontsize=size["axis"])
     if graphs:
         labels = [label for label in (*methods, "published, not rerun") if label in handles]
         fig.legend([handles[label] for label in labels], labels, loc="lower center",
-                   ncol=min(len(labels), 5), fontsize=8, frameon=False)
+                   ncol=n_legend, fontsize=size["legend"], frameon=False)
         fig.suptitle("Directed graphs: AsK-LS and peers on the same splits (micro-F1)",
-                     fontsize=11)
-        fig.tight_layout(rect=(0, 0.04 + 0.03 * (len(labels) > 5), 1, 1))
+                     fontsize=size["suptitle"])
+        fig.tight_layout(rect=(0, legend / fig.get_figheight(), 1, 1))
     else:
         axes[0, 0].text(0.5, 0.5, "no results", ha="center", va="center",
                         transform=axes[0, 0].transAxes)
     if path is not None:
         fig.savefig(path, dpi=120)
     return fig
+
+
+def plot_directed_summary(rows, path=None):
+    """The landing page's figure: three panels of :func:`plot_directed`
+    (``SUMMARY_GRAPHS``, one per kind of link) with text large enough to read when the
+    figure is shown at the width of a page.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Output of :func:`~experiments.run_directed`.
+    path : str or os.PathLike, optional
+        Where to save the figure (PNG); the figure is returned either way.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> rows = [{"graph": graph, "method": "AsK-LS default", "status": "ok",
+    ...          "published": False, "accuracy_mean": 0.8, "accuracy_std": 0.05}
+    ...         for graph in ("cora", "texas", "polblogs")]
+    >>> figure = plot_directed_summary(rows)
+    >>> [ax.get_title() for ax in figure.axes if ax.get_visible()]
+    ['texas', 'cora']
+    """
+    return plot_directed(rows, path, n_columns=len(SUMMARY_GRAPHS), graphs=SUMMARY_GRAPHS,
+                         text_scale=1.6)
 
 
 def plot_tradeoff(rows, path=None):

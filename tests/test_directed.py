@@ -182,6 +182,26 @@ def test_markdown_and_figure_are_written(tiny_rows, tmp_path):
     assert set(legend[:-1]) == set(DIRECTED_METHODS)
 
 
+def test_the_summary_figure_keeps_three_graphs_with_larger_text(tiny_rows):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from experiments import plot_directed_summary
+
+    rows = [dict(row, graph=graph) for graph in ("chameleon", "polblogs", "cora", "texas")
+            for row in tiny_rows]
+    full, summary = plot_directed(rows), plot_directed_summary(rows)
+    titles = [ax.get_title() for ax in summary.axes if ax.get_visible()]
+    assert [title.split(",")[0] for title in titles] == ["chameleon", "texas", "cora"]
+    size = [figure.axes[0].title.get_fontsize() for figure in (full, summary)]
+    assert size[1] >= 1.5 * size[0]
+    # The same bars: the panels draw the figures of the rows, not others.
+    heights = [sorted(bar.get_height() for bar in figure.axes[0].patches)
+               for figure in (full, summary)]
+    assert heights[0] == heights[1]
+
+
 def test_command_line_writes_the_table_the_json_and_the_figure(shared_datasets, tmp_path,
                                                                capsys):
     pytest.importorskip("sknetwork")
@@ -197,6 +217,7 @@ def test_command_line_writes_the_table_the_json_and_the_figure(shared_datasets, 
     assert {row["method"] for row in rows if not row["published"]} == set(DIRECTED_METHODS)
     assert "MagNet (published, not rerun)" in (out / "directed.md").read_text()
     assert (out / "directed.png").stat().st_size > 1000
+    assert (out / "directed-summary.png").stat().st_size > 1000
 
 
 def test_a_draw_a_method_cannot_learn_from_gives_a_row_not_a_crash(tmp_path):
