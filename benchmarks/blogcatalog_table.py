@@ -16,7 +16,8 @@ groups.
   nodes' vectors; its time is the regressions' (the embedding's is printed apart).
 
 Each (method, fraction, draw) is appended to ``<out>/blogcatalog-cells.jsonl`` when
-measured and not measured again; the page ``<out>/blogcatalog.md`` is written from
+measured (with its provenance and the digests of the default's parameters and of the top-k
+predictions: ``experiments._cells.stamp``) and not measured again; the page ``<out>/blogcatalog.md`` is written from
 every cell. From the repository root, on one thread::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python \\
@@ -34,7 +35,7 @@ import numpy as np
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
 from digraph_askls.evaluation import multilabel_splits, top_k_f1
-from experiments._cells import read_cells
+from experiments._cells import read_cells, stamp
 
 SEALED_SEED = 7_340_611
 METHODS = ("AsK-LS default", "DeepWalk + LR")
@@ -63,7 +64,7 @@ def run_default(graph, Y, train, test):
     scores = model.predict_proba()[test]
     selection = model.selection_
     return scores, seconds, {"kernel": " ".join(repr(selection["kernel"]).split()),
-                             "gamma": selection["gamma"], "merge": selection["merge"]}
+                             "gamma": selection["gamma"], "merge": selection["merge"]}, model
 
 
 def run_deepwalk(vectors, Y, train, test):
@@ -74,7 +75,18 @@ def run_deepwalk(vectors, Y, train, test):
     model = OneVsRestClassifier(LogisticRegression(max_iter=1000)).fit(vectors[train],
                                                                         Y[train])
     scores = model.predict_proba(vectors[test])
-    return scores, time.perf_counter() - start, {}
+    return scores, time.perf_counter() - start, {}, None
+
+
+def top_k(y_true, scores):
+    """The 0/1 predictions that :func:`~digraph_askls.evaluation.top_k_f1` scores: each
+    node its ``k`` labels of highest score, ``k`` its number of true labels (ties to the
+    lower column)."""
+    order = np.argsort(-np.asarray(scores, dtype=np.float64), axis=1, kind="stable")
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(order.shape[1])[None, :].repeat(len(order), 0),
+                      axis=1)
+    return (rank < np.asarray(y_true).sum(axis=1, keepdims=True)).astype(np.int64)
 
 
 def load_cells(path):
@@ -164,7 +176,7 @@ def main(argv=None):
                     continue
                 extra = {}
                 if method == "AsK-LS default":
-                    scores, seconds, config = run_default(graph, Y, train, test)
+                    scores, seconds, config, model = run_default(graph, Y, train, test)
                 else:
                     if vectors is None:
                         from digraph_askls.embedding import DeepWalk
@@ -174,7 +186,7 @@ def main(argv=None):
                                            window=10, random_state=0).fit_transform(
                                                graph.adjacency)
                         embedding_seconds = time.perf_counter() - began
-                    scores, seconds, config = run_deepwalk(vectors, Y, train, test)
+                    scores, seconds, config, model = run_deepwalk(vectors, Y, train, test)
                     extra["embedding_seconds"] = embedding_seconds
                 micro, macro = top_k_f1(Y[test], scores)
                 cell = {"method": method, "fraction": fraction, "seed": args.seed,
@@ -182,6 +194,7 @@ def main(argv=None):
                         "n_test": int(test.size), "micro_f1": float(micro),
                         "macro_f1": float(macro), "seconds": float(seconds),
                         "config": config, **extra}
+                cell = stamp(cell, model, top_k(Y[test], scores))
                 with open(path, "a") as file:
                     file.write(json.dumps(cell) + "\n")
                 cells[key] = cell
