@@ -149,5 +149,11 @@ def format_robustness(cells):
               + (f"{'one row is' if len(behind) == 1 else 'some rows are'} behind under "
                  f"{'every' if all(e['rows_behind'] for e in without) else 'some'} "
                  f"such analysis: {'; '.join(behind)}."
-                 if behind else "none is behind."), ""]
+                 if behind else "none is behind."),
+              "",
+              "The default's cells of several rows were measured more than once, each time "
+              "after a change of the library; how often, row by row, is in `history.md` "
+              "(*How often each sealed row was measured*), and `python -m experiments "
+              "verify comparison` reruns them on the current code and lists those that "
+              "differ.", ""]
     return lines
