@@ -254,10 +254,12 @@ def markdown(data):
     sealed = data["seed"] == 7340611
     lines = [HEADER.format(
         seed=data["seed"],
-        command_note=("run once, after development was frozen" if sealed
+        command_note=("run after development was frozen" if sealed
                       else "a development run"),
-        sealed_note=("Base seed 7340611 is the sealed seed: these draws were run once, at "
-                     "the end, after the code and its defaults were fixed on base seed 0."
+        sealed_note=("Base seed 7340611 is the sealed seed: these draws were measured at "
+                     "the end, after the code and its defaults were fixed on base seed 0"
+                     + ("; the rows measured more than once are named under *How it ran*."
+                        if data.get("note") else ".")
                      if sealed else "Development draws (base seed 0)."))]
     short = {name: len(next(iter(rows.values()))["micro"])
              for name, graph in data["graphs"].items()

@@ -3,7 +3,8 @@
 Run from the root of the repository, where the folder ``experiments`` lies beside the
 library. The commands draw the result tables of ``docs/results``: ``table`` (the directed
 graphs, the graph neural networks, the few-label regimes and the comparison) and the
-paper's Tables 1, 3 and 4 (``table1``, ``table3``, ``table4``).
+paper's Tables 1, 3 and 4 (``table1``, ``table3``, ``table4``); ``verify`` reruns a
+table's stored cells on the current code and lists those that differ.
 
 Examples
 --------
@@ -26,6 +27,7 @@ EPILOG_MAIN = """examples:
   python -m experiments table directed --datasets texas wisconsin --trials 2 --out docs/results
   python -m experiments table gnn --data-home ../shared/datasets --out docs/results
   python -m experiments table comparison --cached-only
+  python -m experiments verify comparison --rows 60/40:cora --limit 3 --data-home ../shared/datasets
 
 Run 'python -m experiments <command> --help' for the options of a command.
 """
@@ -462,7 +464,9 @@ def build_parser():
         parents=[_global_options(after_command=False)])
     commands = parser.add_subparsers(dest="command", metavar="command", required=True)
     common = [_global_options(after_command=True)]
-    for add in (_add_table, _add_table3, _add_table1, _add_table4):
+    from ._verify import add_verify
+
+    for add in (_add_table, _add_table3, _add_table1, _add_table4, add_verify):
         add(commands, common)
     return parser
 

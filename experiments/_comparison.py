@@ -30,7 +30,10 @@ and cannot be sealed: only the peers' training seeds change with the base seed t
 
 Every cell (protocol, graph, method, seed, split) is appended to a JSON-lines file as soon
 as it is measured (``docs/results/comparison-cells.jsonl``), so that a stopped run keeps
-what it measured and a rerun measures only what is missing.
+what it measured and a rerun measures only what is missing. Each carries its provenance
+(commit, library version; :func:`._cells.stamp`), and the AsK-LS cells the digests of the
+estimator's parameters and of its predictions, which ``python -m experiments verify
+comparison`` compares with a rerun on today's code.
 """
 
 import json
@@ -41,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from digraph_askls.evaluation import class_splits, random_splits
-from ._cells import split_key
+from ._cells import params_digest, predictions_digest, split_key, stamp
 from ._gnn import _stratified_share
 
 __all__ = ["COMPARISON_PROTOCOLS", "COMPARISON_METHODS", "DEVELOPMENT_SEED", "SEALED_SEED",
@@ -198,6 +201,8 @@ def _run_askls(graph, protocol, method, task):
     return {"accuracy": accuracy, "seconds": seconds, "estimate": selection.get("accuracy"),
             "config": {"kernel": " ".join(repr(selection.get("kernel")).split()),
                        "gamma": selection.get("gamma"), "merge": selection.get("merge")},
+            "params_digest": params_digest(model),
+            "predictions_digest": predictions_digest(predicted),
             **twin_breakdown(predicted == graph.labels[task["test"]], task.get("twins"))}
 
 
@@ -210,6 +215,7 @@ def _run_twins(graph, task):
     seconds = time.perf_counter() - start
     right = predicted == graph.labels[task["test"]]
     return {"accuracy": float(right.mean()), "seconds": seconds,
+            "predictions_digest": predictions_digest(predicted),
             **twin_breakdown(right, task.get("twins"))}
 
 
@@ -278,7 +284,7 @@ def run_cell(job):
             "split": split, "nodes": task["nodes"], "n_labelled": int(task["labelled"].size),
             "n_test": int(task["test"].size), "device": where,
             "finished": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), **measured}
-    return json.loads(json.dumps(cell, default=float))
+    return json.loads(json.dumps(stamp(cell), default=float))
 
 
 def _runs_on(method, name, protocol):

@@ -238,7 +238,7 @@ def holm(p_values):
 
 
 #: Complete peers (every split) a row needs before its verdict counts: with fewer, the best
-#: of the few is no fair stand-in for the tuned networks, so the row is shown, marked, and
+#: of the few is no fair stand-in for the tuned peers, so the row is shown, marked, and
 #: kept out of Holm's family and the counts.
 MIN_PEERS = 8
 
@@ -250,23 +250,26 @@ def _complete_peers(groups, protocol, graph, metric):
                and all(metric in cell for cell in theirs.values()))
 
 
-def _best_peer(groups, protocol, graph, metric):
+def _best_peer(groups, protocol, graph, metric, pick=None):
+    """The complete peer of highest mean ``pick`` (default: ``metric``, the test accuracy
+    read), as (mean, method, cells by split), or None."""
+    pick = pick or metric
     peers = []
     for method in COMPARISON_METHODS:
         theirs = groups.get((protocol, graph, method), {})
         if (_is_peer(method) and len(theirs) >= _FULL
-                and all(metric in cell for cell in theirs.values())):
-            peers.append((np.mean([theirs[s][metric] for s in sorted(theirs)]), method,
+                and all(metric in cell and pick in cell for cell in theirs.values())):
+            peers.append((np.mean([theirs[s][pick] for s in sorted(theirs)]), method,
                           theirs))
     return max(peers, key=lambda peer: peer[:2]) if peers else None
 
 
-def _paired_row(protocol, graph, mine, theirs, method, metric):
+def _paired_row(protocol, graph, mine, theirs, method, metric, corrected=None):
     splits = sorted(set(mine) & set(theirs))
     a = np.array([mine[s]["accuracy"] for s in splits])
     b = np.array([theirs[s][metric] for s in splits])
     sizes = {}
-    if protocol in CORRECTED:
+    if protocol in (CORRECTED if corrected is None else corrected):
         first = mine[splits[0]]
         sizes = {"n_train": first["n_labelled"], "n_test": first["n_test"]}
     mean, low, high, p = paired_test(a, b, **sizes)
@@ -277,13 +280,19 @@ def _paired_row(protocol, graph, mine, theirs, method, metric):
             "sealed": protocol not in OWN_SPLITS}
 
 
-def paired_rows(cells, metric="accuracy", default=None, min_peers=MIN_PEERS):
+def paired_rows(cells, metric="accuracy", default=None, min_peers=MIN_PEERS, pick=None,
+                corrected=None, holm_correction=True):
     """The default against the best complete peer, row by row, with the verdicts of
     :data:`RULE` (Holm's correction over the rows returned).
 
     ``default`` names the AsK-LS form to pair on every row; None: the matched form of
     each protocol (:func:`headline_default`). ``metric`` is the peers' accuracy read
-    (``"accuracy_refit"``: refit on all labelled nodes).
+    (``"accuracy_refit"``: refit on all labelled nodes). The other analyses of
+    :mod:`._comparison_robust`: ``pick`` the score the best peer is picked on (default
+    ``metric``, its test mean; ``"valid_accuracy"``: its validation mean), ``corrected``
+    the protocols whose variance takes Nadeau and Bengio's correction (None:
+    :data:`CORRECTED`), and
+    ``holm_correction`` (False: each row's own p-value decides).
 
     Returns a list of dicts: protocol, graph, peer, the two means, ``difference`` (mean
     of default minus peer), ``low`` and ``high`` (95 % interval), ``p`` (the row's own
@@ -297,14 +306,15 @@ def paired_rows(cells, metric="accuracy", default=None, min_peers=MIN_PEERS):
         mine_name = default or headline_default(protocol)
         for graph in graphs:
             mine = groups.get((protocol, graph, mine_name), {})
-            best = _best_peer(groups, protocol, graph, metric)
+            best = _best_peer(groups, protocol, graph, metric, pick)
             if len(mine) < _FULL or best is None:
                 continue
-            row = _paired_row(protocol, graph, mine, best[2], best[1], metric)
+            row = _paired_row(protocol, graph, mine, best[2], best[1], metric, corrected)
             row["n_peers"] = _complete_peers(groups, protocol, graph, metric)
             rows.append(row)
     judged = [row for row in rows if row["n_peers"] >= min_peers]
-    for row, adjusted in zip(judged, holm([row["p"] for row in judged])):
+    p_values = [row["p"] for row in judged]
+    for row, adjusted in zip(judged, holm(p_values) if holm_correction else p_values):
         row["p_holm"] = adjusted
         row["verdict"] = ("level" if adjusted >= ALPHA
                           else "ahead" if row["difference"] > 0 else "behind")
@@ -436,6 +446,8 @@ def _duplicated_section(cells):
 
 def _headline_sections(cells):
     cells, duplicated = split_duplicated(cells)
+    from ._comparison_robust import format_robustness
+
     matched = paired_rows(cells)
     refit = paired_rows(cells, metric="accuracy_refit", default=DEFAULT)
     return [
@@ -443,7 +455,7 @@ def _headline_sections(cells):
         "On the datasets' own splits (fixed, Planetoid) the default is *(validated)*: it "
         "fits the nodes the networks fit and chooses on the validation nodes, as they do. "
         "On the random draws it is the default fitted on the drawn nodes, which every "
-        "method gets alike.", "", *_paired_table(matched), "",
+        "method gets alike.", "", *_paired_table(matched), "", *format_robustness(cells),
         "![The default and its peers, row by row](comparison.png)", "",
         *_duplicated_section(duplicated),
         "## The default on all labelled nodes, against the peers refit on them", "",

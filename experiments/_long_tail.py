@@ -92,6 +92,8 @@ def _run_askls(graph, method, train, test, split):
 
     from digraph_askls import NodeClassifier
 
+    from ._cells import params_digest
+
     options = ({"class_weight": "balanced", "scoring": "balanced_accuracy"}
                if method == "AsK-LS balanced" else {})
     known = np.full(graph.n_nodes, -1)
@@ -104,7 +106,8 @@ def _run_askls(graph, method, train, test, split):
     selection = model.selection_
     return predicted, {"config": {"kernel": " ".join(repr(selection.get("kernel")).split()),
                                   "gamma": selection.get("gamma"),
-                                  "merge": selection.get("merge")}}
+                                  "merge": selection.get("merge")},
+                       "params_digest": params_digest(model)}
 
 
 def _run_linear(graph, train, test):
@@ -163,14 +166,15 @@ def run_cell(graph, name, method, seed, split, train, test):
     else:
         raise ValueError(f"unknown method {method!r}; choose from {LONG_TAIL_METHODS}")
     seconds = time.perf_counter() - start
-    from ._cells import split_key
+    from ._cells import split_key, stamp
 
-    return json.loads(json.dumps(
+    return json.loads(json.dumps(stamp(
         {"graph": name, "method": method, "seed": seed, "split": split,
          "nodes": split_key(train, test), "n_labelled": int(train.size),
          "n_test": int(test.size), "seconds": seconds,
          **_scores(graph.labels[test], predicted), **extra,
-         "finished": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())}, default=float))
+         "finished": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())},
+        predicted=np.asarray(predicted, dtype=np.int64)), default=float))
 
 
 def run_long_tail(cells_path, graphs=LONG_TAIL_GRAPHS, methods=LONG_TAIL_METHODS, seed=None,

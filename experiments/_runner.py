@@ -30,11 +30,20 @@ def _blas_threads():
 
 def _measure(make, method, graph, split, valid, name):
     """One cell: fit and score ``make(seed)`` on one split."""
-    made = []
+    made, predictions = [], []
 
     def make_and_keep(seed):
-        made.append(make(seed))
-        return made[-1]
+        classifier = make(seed)
+        predict = getattr(classifier, "predict", None)
+        if predict is not None:
+            def predict_and_keep(*arguments, **options):
+                predictions.append(predict(*arguments, **options))
+                return predictions[-1]
+
+            # this instance alone: what it predicted is digested into the cell
+            classifier.predict = predict_and_keep
+        made.append(classifier)
+        return classifier
 
     with warnings.catch_warnings():
         # Some training systems of AsK-LS are singular; they are solved damped, on purpose.
@@ -60,7 +69,21 @@ def _measure(make, method, graph, split, valid, name):
             "epochs": getattr(classifier, "n_epochs_", None),
             "best_epoch": getattr(classifier, "best_epoch_", None),
             "measured": datetime.datetime.now(datetime.timezone.utc).isoformat(
-                timespec="seconds")}
+                timespec="seconds"),
+            **_digests(classifier, predictions)}
+
+
+def _digests(classifier, predictions):
+    """The digests of a cell's estimator parameters and of its predictions, where there
+    are (:func:`._cells.params_digest`, :func:`._cells.predictions_digest`)."""
+    from ._cells import params_digest, predictions_digest
+
+    found = {}
+    if hasattr(classifier, "get_params"):
+        found["params_digest"] = params_digest(classifier)
+    if predictions:
+        found["predictions_digest"] = predictions_digest(predictions[-1])
+    return found
 
 
 def _summary(method, cells):

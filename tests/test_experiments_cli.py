@@ -21,7 +21,7 @@ def _subcommands():
 
 def test_every_command_lists_the_global_options_and_every_option_has_help():
     _, commands = _subcommands()
-    assert set(commands) == {"table", "table1", "table3", "table4"}
+    assert set(commands) == {"table", "table1", "table3", "table4", "verify"}
     for name, parser in commands.items():
         assert "-v, --verbose" in parser.format_help(), name
         for action in parser._actions:
