@@ -1,9 +1,9 @@
 """BlogCatalog, several labels per node: the default beside DeepWalk on the same splits.
 
 The protocol of the embedding literature (DeepWalk, node2vec, NetMF): a fraction of the
-10,312 bloggers labelled (:func:`digraph_askls.evaluation.multilabel_splits`), each test
+10,312 bloggers labelled (:func:`digraph_askls.model_selection.multilabel_splits`), each test
 node given as many predicted labels as it has, ranked by score
-(:func:`digraph_askls.evaluation.top_k_f1`), micro- and macro-F1 over the 39 interest
+(:func:`digraph_askls.metrics.top_k_f1`), micro- and macro-F1 over the 39 interest
 groups.
 
 * ``AsK-LS default``: ``NodeClassifier(random_state=0).fit(graph, Y)`` with the test rows
@@ -33,7 +33,8 @@ import numpy as np
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
-from digraph_askls.evaluation import multilabel_splits, top_k_f1
+from digraph_askls.metrics import top_k_f1
+from digraph_askls.model_selection import multilabel_splits
 from experiments._cells import read_cells
 
 SEALED_SEED = 7_340_611

@@ -31,7 +31,7 @@ import numpy as np
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset, make_directed_sbm
-from digraph_askls.evaluation import class_splits, fixed_splits
+from digraph_askls.model_selection import class_splits, fixed_splits
 
 DATA_HOME = "/work/shared/datasets"
 
