@@ -8,7 +8,7 @@ import pytest
 
 import digraph_askls
 import digraph_askls.evaluation as evaluation
-from digraph_askls import metrics, model_selection
+from digraph_askls import metrics, model_selection, models
 
 HARNESS = ["check_protocol", "has_twin", "linear_reference_features", "long_tail_splits",
            "twin_baseline"]
@@ -49,3 +49,11 @@ def test_an_unknown_name_is_an_attribute_error():
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         evaluation.no_such_name
 
+
+def test_node_classifier_cv_is_unlisted_but_still_importable():
+    assert "NodeClassifierCV" not in digraph_askls.__all__
+    assert "NodeClassifierCV" not in models.__all__
+    assert "NodeClassifierCV" not in dir(digraph_askls)
+    from digraph_askls.models._node_cv import NodeClassifierCV
+
+    assert digraph_askls.NodeClassifierCV is NodeClassifierCV
