@@ -102,8 +102,8 @@ def page(cells, seed):
         "# BlogCatalog: several labels per node",
         "",
         "The embedding literature's protocol: a fraction of the 10,312 bloggers labelled "
-        "(`evaluation.multilabel_splits`), each test node given as many labels as it has, "
-        "ranked by score (`evaluation.top_k_f1`), micro- and macro-F1 over the 39 groups. "
+        "(`model_selection.multilabel_splits`), each test node given as many labels as it "
+        "has, ranked by score (`metrics.top_k_f1`), micro- and macro-F1 over the 39 groups. "
         f"Draws of the sealed seed {seed}; the same draw for every method of a fraction. "
         "Seconds: the default's whole fit on one thread (kernel, selection, final model); "
         "for DeepWalk the regressions' (the embedding, learnt once without labels, is "

@@ -262,11 +262,11 @@ def format_long_tail(cells, seed):
         "# Rare classes: the long-tail protocol",
         "",
         f"20 labelled nodes in each class but the last three, 2 in each of those (imbalance "
-        f"ratio 10; `evaluation.long_tail_splits`), {_N_DRAWS} draws of the sealed seed "
-        f"{seed}, the same labelled nodes for every method and no validation nodes; every "
-        "other node is tested. Balanced accuracy and macro-F1, mean ± standard deviation "
-        "over the draws; time of one fit and prediction on one thread. The methods are "
-        "described in `experiments/_long_tail.py`. The difference is `AsK-LS balanced` "
+        f"ratio 10; `long_tail_splits` in `experiments/_protocols.py`), {_N_DRAWS} draws of "
+        f"the sealed seed {seed}, the same labelled nodes for every method and no validation "
+        "nodes; every other node is tested. Balanced accuracy and macro-F1, mean ± standard "
+        "deviation over the draws; time of one fit and prediction on one thread. The methods "
+        "are described in `experiments/_long_tail.py`. The difference is `AsK-LS balanced` "
         "minus the row's method in balanced accuracy, with the 95 % interval of a paired "
         "t-test over the draws; *ahead* / *behind* where Holm's correction over the rows "
         "of the graph leaves p below 0.05, else *level*.",
