@@ -42,6 +42,6 @@ def __getattr__(name):
     if name in _HARNESS:
         # ImportError, not AttributeError: ``from ... import`` shows this message then.
         raise ImportError(f"{name} left the library: it belongs to the research harness, "
-                             f"experiments/_protocols.py in the repository "
-                             f"(from experiments._protocols import {name}, run from its root)")
+                          f"experiments/_protocols.py in the repository "
+                          f"(from experiments._protocols import {name}, run from its root)")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
