@@ -39,7 +39,8 @@ import numpy as np
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
-from digraph_askls.evaluation import class_splits, expected_calibration_error, fixed_splits
+from digraph_askls.metrics import expected_calibration_error
+from digraph_askls.model_selection import class_splits, fixed_splits
 
 #: Every shipped single-label graph (BlogCatalog's labels are several per node: one
 #: probability per label, not one distribution, see the targets guide).

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 from digraph_askls.datasets import load_dataset, make_directed_sbm
 from digraph_askls.distributed import DaskKernelOperator
-from digraph_askls.evaluation import random_splits
+from digraph_askls.model_selection import random_splits
 from digraph_askls.kernels import get_in_degree_kernel, restrict_kernel
 from digraph_askls.linalg import AsKLSSystem, solve_system
 

@@ -4,7 +4,7 @@ Two methods on the same labelled and test nodes of the shipped graphs:
 
 * ``reference``: scikit-learn's ``LogisticRegression(C=10, max_iter=500)`` on the
   propagated features ``[X, D_out^-1 A X, D_in^-1 A^T X, S^2 X]`` of
-  :func:`digraph_askls.evaluation.linear_reference_features` (SGC / SIGN style: rows of
+  :func:`experiments._protocols.linear_reference_features` (SGC / SIGN style: rows of
   ``X`` L1-normalised, ``S`` the symmetric normalised undirected graph with self-loops,
   every stacked row of unit length); its time includes building the features;
 * ``default``: ``NodeClassifier(random_state=0)`` fitted on the labelled nodes with the
@@ -57,7 +57,7 @@ def setting_split(graph, protocol):
     """``(labelled, test)`` nodes of a setting (seed 0): split 0 of the fixed splits with
     its training and validation nodes labelled (``"fixed"``), one random 60/40 split
     (``"60/40"``), or ``"<k> per class"``."""
-    from digraph_askls.evaluation import class_splits, fixed_splits, random_splits
+    from digraph_askls.model_selection import class_splits, fixed_splits, random_splits
 
     if protocol == "fixed":
         _, labelled, test = fixed_splits(graph, train_on_valid=True)[0]
@@ -73,7 +73,7 @@ def fit_reference(graph, labelled, test):
     labels, the fitted ``LogisticRegression`` and the number of features."""
     from sklearn.linear_model import LogisticRegression
 
-    from digraph_askls.evaluation import linear_reference_features
+    from experiments._protocols import linear_reference_features
 
     Z = linear_reference_features(graph.adjacency, graph.features)
     model = LogisticRegression(C=10, max_iter=500).fit(Z[labelled], graph.labels[labelled])
@@ -93,9 +93,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
-from digraph_askls.evaluation import kernel_family
+from digraph_askls.model_selection import kernel_family
 from bench_linear_reference import fit_reference, setting_split
-import digraph_askls.evaluation, sklearn.linear_model   # imported before the clock starts
+import experiments._protocols, sklearn.linear_model   # imported before the clock starts
 
 name, protocol, method, data_home = sys.argv[1:5]
 graph = load_dataset(name, data_home=data_home, download=False)

@@ -21,7 +21,7 @@ import numpy as np
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
-from digraph_askls.evaluation import random_splits
+from digraph_askls.model_selection import random_splits
 from digraph_askls.kernels import get_in_degree_kernel, restrict_kernel
 from digraph_askls.linalg import AsKLSSystem, solve_system
 

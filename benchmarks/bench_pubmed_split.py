@@ -19,7 +19,7 @@ import numpy as np
 from scipy import sparse
 
 from digraph_askls.datasets import load_dataset
-from digraph_askls.evaluation import random_splits
+from digraph_askls.model_selection import random_splits
 from digraph_askls.models import NodeClassifier
 
 

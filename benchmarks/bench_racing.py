@@ -36,7 +36,7 @@ from threadpoolctl import threadpool_limits
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
-from digraph_askls.evaluation import fixed_splits, random_splits
+from digraph_askls.model_selection import fixed_splits, random_splits
 from digraph_askls.models.selection import SelectionPolicy
 
 POLICIES = {"exhaustive": SelectionPolicy(racing_sample=None),

@@ -9,7 +9,7 @@ Gaussian noise: the attributes alone classify about half the nodes). Methods:
 graphs), ``pagerank`` scikit-network's ``PageRankClassifier()`` on the same graph in the
 same run (its defaults: one worker process); on the feature graphs also
 ``linear_reference``, scikit-learn's ``LogisticRegression(C=10, max_iter=500)`` on
-``digraph_askls.evaluation.linear_reference_features`` (the attributes and their out-,
+``experiments._protocols.linear_reference_features`` (the attributes and their out-,
 in- and two-step undirected means; building them is timed); ``--methods`` adds
 ``askls_large`` (``preset="large"``), ``askls_paper`` and ``pagerank_all_cores``
 (``n_jobs=-1``).
@@ -46,7 +46,7 @@ from digraph_askls import NodeClassifier
 from digraph_askls.datasets import make_directed_sbm
 from sknetwork.classification import PageRankClassifier
 from sklearn.linear_model import LogisticRegression
-from digraph_askls.evaluation import linear_reference_features
+from experiments._protocols import linear_reference_features
 
 n, method, n_features, signal, quiet, labelled = (
     int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5] == "1",

@@ -4,7 +4,7 @@ reference.
 For each setting of ``bench_linear_reference.py`` (seed 0, development draws only), two
 fresh subprocesses on one thread, each timing the linear reference first (scikit-learn's
 ``LogisticRegression(C=10, max_iter=500)`` on
-:func:`digraph_askls.evaluation.linear_reference_features`, building the features
+:func:`experiments._protocols.linear_reference_features`, building the features
 included), then:
 
 1. ``default``: ``NodeClassifier(random_state=0)``, fit and predict; it prints its choice
@@ -46,7 +46,7 @@ from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
 from digraph_askls.kernels import *   # the recipes a choice's repr names
 from bench_linear_reference import fit_reference, setting_split
-import digraph_askls.evaluation, sklearn.linear_model   # imported before the clock starts
+import experiments._protocols, sklearn.linear_model   # imported before the clock starts
 
 name, protocol, data_home, mode = sys.argv[1:5]
 graph = load_dataset(name, data_home=data_home, download=False)

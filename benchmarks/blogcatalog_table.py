@@ -1,9 +1,9 @@
 """BlogCatalog, several labels per node: the default beside DeepWalk on the same splits.
 
 The protocol of the embedding literature (DeepWalk, node2vec, NetMF): a fraction of the
-10,312 bloggers labelled (:func:`digraph_askls.evaluation.multilabel_splits`), each test
+10,312 bloggers labelled (:func:`digraph_askls.model_selection.multilabel_splits`), each test
 node given as many predicted labels as it has, ranked by score
-(:func:`digraph_askls.evaluation.top_k_f1`), micro- and macro-F1 over the 39 interest
+(:func:`digraph_askls.metrics.top_k_f1`), micro- and macro-F1 over the 39 interest
 groups.
 
 * ``AsK-LS default``: ``NodeClassifier(random_state=0).fit(graph, Y)`` with the test rows
@@ -35,7 +35,8 @@ import numpy as np
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
-from digraph_askls.evaluation import multilabel_splits, top_k_f1
+from digraph_askls.metrics import top_k_f1
+from digraph_askls.model_selection import multilabel_splits
 from experiments._cells import read_cells, stamp
 
 SEALED_SEED = 7_340_611
@@ -82,7 +83,7 @@ def run_deepwalk(vectors, Y, train, test):
 
 
 def top_k(y_true, scores):
-    """The 0/1 predictions that :func:`~digraph_askls.evaluation.top_k_f1` scores: each
+    """The 0/1 predictions that :func:`~digraph_askls.metrics.top_k_f1` scores: each
     node its ``k`` labels of highest score, ``k`` its number of true labels (ties to the
     lower column)."""
     order = np.argsort(-np.asarray(scores, dtype=np.float64), axis=1, kind="stable")
@@ -152,8 +153,8 @@ def page(cells, seed, test_labels=None):
         "# BlogCatalog: several labels per node",
         "",
         "The embedding literature's protocol: a fraction of the 10,312 bloggers labelled "
-        "(`evaluation.multilabel_splits`), each test node given as many labels as it has, "
-        "ranked by score (`evaluation.top_k_f1`), micro- and macro-F1 over the 39 groups. "
+        "(`model_selection.multilabel_splits`), each test node given as many labels as it has, "
+        "ranked by score (`metrics.top_k_f1`), micro- and macro-F1 over the 39 groups. "
         "**Top-k only:** every method is told how many labels each test node has, which a "
         "user never knows (Lin et al., \"On the Use of Unrealistic Predictions in Hundreds "
         "of Papers Evaluating Graph Representations\", AAAI 2022); the figures rank the "

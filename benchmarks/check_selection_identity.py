@@ -41,13 +41,17 @@ import pickle
 import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the harness, experiments/
+
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset, make_directed_sbm
-from digraph_askls.evaluation import class_splits, fixed_splits, long_tail_splits
+from digraph_askls.model_selection import class_splits, fixed_splits
+from experiments._protocols import long_tail_splits
 
 DATA_HOME = "/work/shared/datasets"
 

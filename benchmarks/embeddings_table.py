@@ -44,7 +44,7 @@ from threadpoolctl import threadpool_limits
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset, make_directed_sbm
 from digraph_askls.embedding import APP, HOPE, NERD, DeepWalk
-from digraph_askls.evaluation import class_splits, fixed_splits, random_splits
+from digraph_askls.model_selection import class_splits, fixed_splits, random_splits
 from digraph_askls.kernels import EmbeddingKernel
 
 ROOT = Path(__file__).resolve().parents[1]

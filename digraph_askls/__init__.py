@@ -16,24 +16,26 @@ __version__ = "0.1.0"
 
 #: Public names, imported from their module on first use.
 _LAZY = {name: "models" for name in ("AsKLSClassifier", "KernelViews", "LSSVMClassifier",
-                                     "NodeClassifier", "NodeClassifierCV")}
+                                     "NodeClassifier")}
+#: Deprecated names: still importable until removed, no longer listed.
+_DEPRECATED = {"NodeClassifierCV": "models._node_cv"}
 
 _SUBPACKAGES = ("datasets", "distributed", "embedding", "evaluation", "graph", "kernels",
-                "linalg", "models")
+                "linalg", "metrics", "model_selection", "models")
 
 __all__ = [
     "AsKLSClassifier",
     "KernelViews",
     "LSSVMClassifier",
     "NodeClassifier",
-    "NodeClassifierCV",
     "__version__",
 ]
 
 
 def __getattr__(name):
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    if name in _LAZY or name in _DEPRECATED:
+        where = _LAZY.get(name) or _DEPRECATED[name]
+        value = getattr(importlib.import_module(f".{where}", __name__), name)
         globals()[name] = value
         return value
     if name in _SUBPACKAGES:

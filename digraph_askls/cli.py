@@ -72,7 +72,7 @@ def _run_splits(args, graph):
     them out)."""
     from dataclasses import replace
 
-    from .evaluation import fixed_splits, random_splits
+    from .model_selection import fixed_splits, random_splits
 
     kind = args.splits or ("fixed" if graph.splits else "random")
     if kind == "fixed" and not graph.splits:
@@ -140,7 +140,7 @@ def _paper_lines(args, kind):
 def _evaluate(args, notes, graph, features, splits, valid, params, resolved):
     """Evaluate the classifier on the splits; warnings other than singular systems are
     passed to ``notes``, the singular ones summed up in one note."""
-    from .evaluation import evaluate_node_classifier
+    from .model_selection import evaluate_node_classifier
     from .linalg import SingularSystemWarning
     from .models import NodeClassifier
 

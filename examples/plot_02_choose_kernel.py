@@ -14,7 +14,7 @@ import pandas as pd
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import make_directed_sbm
-from digraph_askls.evaluation import kernel_family
+from digraph_askls.model_selection import kernel_family
 from digraph_askls.kernels import WalkKernel
 
 adjacency, classes = make_directed_sbm(400, 4, 5.0, p_in=0.3, random_state=0)

@@ -19,8 +19,8 @@ from ._gnn_config import GNN_CONFIGS, GNN_METHODS
 from ._gnn_table import (FEW_LABEL_DATASETS, GNN_DATASETS, GNN_TABLE_METHODS, format_gnn,
                          run_gnn_table)
 from ._peers import PEERS, PeerClassifier
-from digraph_askls.evaluation import (TrialResults, class_splits, evaluate_node_classifier,
-                                      fixed_splits, kernel_family, random_splits, takes_valid)
+from digraph_askls.model_selection import (TrialResults, class_splits, evaluate_node_classifier,
+                                           fixed_splits, kernel_family, random_splits, takes_valid)
 from ._published import PUBLISHED_FEW_LABELS
 from ._table1 import PAPER_TABLE1, evaluate_kl_kernel, format_table1, run_table1
 from ._table3 import PAPER_TABLE3, format_table3, plot_table3, run_table3

@@ -10,7 +10,7 @@ Protocols (:data:`COMPARISON_PROTOCOLS`):
   validation nodes); one split, so its 10 "splits" are 10 training seeds.
 
 On the fixed splits a reference runs too: the *twin baseline*
-(:func:`~digraph_askls.evaluation.twin_baseline`), which copies the label of a labelled
+(:func:`~experiments._protocols.twin_baseline`), which copies the label of a labelled
 node with the same out-links (or in-links), and every cell there records its accuracy on
 the test nodes with such a twin and on those without (``accuracy_twin``,
 ``accuracy_no_twin``, ``n_test_twin``).
@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from digraph_askls.evaluation import class_splits, random_splits
+from digraph_askls.model_selection import class_splits, random_splits
 from ._cells import params_digest, predictions_digest, split_key, stamp
 from ._gnn import _stratified_share
 
@@ -208,7 +208,7 @@ def _run_askls(graph, protocol, method, task):
 
 def _run_twins(graph, task):
     """The twin baseline on the labelled nodes of the split (nothing fitted or chosen)."""
-    from digraph_askls.evaluation import twin_baseline
+    from ._protocols import twin_baseline
 
     start = time.perf_counter()
     predicted = twin_baseline(graph.adjacency, graph.labels, task["labelled"], task["test"])
@@ -254,7 +254,7 @@ def _tasks(name, protocol, seed, data_home):
         graph = _graph(name, data_home)
         _TASKS[key] = comparison_tasks(graph, protocol, seed, data_home)
         if protocol == "fixed":
-            from digraph_askls.evaluation import has_twin
+            from ._protocols import has_twin
 
             for task in _TASKS[key]:
                 task["twins"] = has_twin(graph.adjacency, task["labelled"], task["test"])

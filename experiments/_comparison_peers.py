@@ -347,7 +347,7 @@ def run_peer(graph, graph_name, method, task, device="cpu", inputs=None, protoco
         The graph's tensors, when a caller keeps them between splits.
     twins : array of bool, optional
         Which test nodes have a twin among the labelled nodes
-        (:func:`~digraph_askls.evaluation.has_twin`): the early-stopped accuracy is then
+        (:func:`~experiments._protocols.has_twin`): the early-stopped accuracy is then
         also given on each part.
 
     Returns

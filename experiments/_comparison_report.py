@@ -393,7 +393,7 @@ split, 10 training seeds).
   refit on all labelled nodes is compared in its own table.
 * **Twin baseline** (fixed splits, a reference, never a peer): each test node copies the
   label of a labelled node with the same out-links (else the same in-links), else takes
-  the majority class (`digraph_askls.evaluation.twin_baseline`).
+  the majority class (`twin_baseline` in `experiments/_protocols.py`).
 * † marks a cell with fewer splits than 10, or a variant of a network at its authors'
   settings run on the rows they published them for: shown, kept out of the paired rows.
 """

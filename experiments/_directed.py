@@ -27,7 +27,8 @@ from ._directed_plot import plot_directed
 from ._gnn import GNNClassifier
 from ._gnn_config import GNN_METHODS, get_config
 from ._peers import PeerClassifier
-from digraph_askls.evaluation import check_protocol, class_splits, fixed_splits, random_splits
+from ._protocols import check_protocol
+from digraph_askls.model_selection import class_splits, fixed_splits, random_splits
 from ._published import PUBLISHED_DIRECTED, published_rows
 from ._runner import run_graph
 

@@ -1,7 +1,7 @@
 """The long-tail protocol: AsK-LS with class weights beside the imbalanced-node peers.
 
 The semi-supervised class-imbalanced protocol of GraphSMOTE, GraphENS and TAM
-(:func:`digraph_askls.evaluation.long_tail_splits`): 20 labelled nodes in each class but
+(:func:`experiments._protocols.long_tail_splits`): 20 labelled nodes in each class but
 the last three, 2 in each of those (imbalance ratio 10); every other node is a test node,
 so the test nodes keep the graph's own class shares, and the scores weigh the classes
 alike (balanced accuracy, macro-F1). Ten draws of the sealed seed, the same labelled
@@ -14,7 +14,7 @@ Methods:
   scoring="balanced_accuracy")``;
 * ``LR balanced (propagated)``: scikit-learn's ``LogisticRegression(C=10,
   class_weight="balanced", max_iter=500)`` on
-  :func:`~digraph_askls.evaluation.linear_reference_features` (the attributes and their
+  :func:`~experiments._protocols.linear_reference_features` (the attributes and their
   means over out-, in- and two-step undirected neighbours);
 * ``GCN`` and ``GCN re-weighted``: a two-layer GCN (64 hidden units, dropout 0.5, Adam
   with learning rate 0.01 and weight decay 5e-4, Kipf and Welling's settings), trained
@@ -114,7 +114,7 @@ def _run_linear(graph, train, test):
     from sklearn.linear_model import LogisticRegression
     from threadpoolctl import threadpool_limits
 
-    from digraph_askls.evaluation import linear_reference_features
+    from ._protocols import linear_reference_features
 
     with threadpool_limits(1):
         Z = linear_reference_features(graph.adjacency, graph.features)
@@ -185,7 +185,7 @@ def run_long_tail(cells_path, graphs=LONG_TAIL_GRAPHS, methods=LONG_TAIL_METHODS
     from tqdm.auto import tqdm
 
     from digraph_askls.datasets import load_dataset
-    from digraph_askls.evaluation import long_tail_splits
+    from ._protocols import long_tail_splits
 
     from ._comparison import SEALED_SEED
 
@@ -266,11 +266,11 @@ def format_long_tail(cells, seed):
         "# Rare classes: the long-tail protocol",
         "",
         f"20 labelled nodes in each class but the last three, 2 in each of those (imbalance "
-        f"ratio 10; `evaluation.long_tail_splits`), {_N_DRAWS} draws of the sealed seed "
-        f"{seed}, the same labelled nodes for every method and no validation nodes; every "
-        "other node is tested. Balanced accuracy and macro-F1, mean ± standard deviation "
-        "over the draws; time of one fit and prediction on one thread. The methods are "
-        "described in `experiments/_long_tail.py`. The difference is `AsK-LS balanced` "
+        f"ratio 10; `long_tail_splits` in `experiments/_protocols.py`), {_N_DRAWS} draws of "
+        f"the sealed seed {seed}, the same labelled nodes for every method and no validation "
+        "nodes; every other node is tested. Balanced accuracy and macro-F1, mean ± standard "
+        "deviation over the draws; time of one fit and prediction on one thread. The methods "
+        "are described in `experiments/_long_tail.py`. The difference is `AsK-LS balanced` "
         "minus the row's method in balanced accuracy, with the 95 % interval of a paired "
         "t-test over the draws; *ahead* / *behind* where Holm's correction over the rows "
         "of the graph leaves p below 0.05, else *level*.",

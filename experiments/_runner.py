@@ -13,7 +13,7 @@ from tqdm.auto import tqdm
 
 from digraph_askls.linalg import SingularSystemWarning
 from ._cells import split_key
-from digraph_askls.evaluation import TrialResults, evaluate_node_classifier
+from digraph_askls.model_selection import TrialResults, evaluate_node_classifier
 
 __all__ = ["run_graph"]
 
@@ -140,7 +140,7 @@ def run_graph(name, graph, methods, splits, valid, protocol, *, make, settings, 
         (e.g. one that needs node attributes), else None.
     validates : callable, optional
         ``validates(method)``: whether the method's classifier gets the validation nodes
-        (with their labels; see :func:`~digraph_askls.evaluation.evaluate_node_classifier`).
+        (with their labels; see :func:`~digraph_askls.model_selection.evaluate_node_classifier`).
         None: every method that takes them. The cells are keyed by the validation nodes
         either way.
 

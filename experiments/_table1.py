@@ -17,7 +17,7 @@ from tqdm.auto import tqdm
 
 from digraph_askls.models import AsKLSClassifier, KernelViews, LSSVMClassifier
 from ._corel import fit_image_gmms, get_corel_features, get_kl_divergences, load_corel
-from digraph_askls.evaluation import check_protocol
+from ._protocols import check_protocol
 
 __all__ = ["PAPER_TABLE1", "TABLE1_METHODS", "evaluate_kl_kernel", "run_table1",
            "format_table1"]

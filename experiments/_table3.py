@@ -26,7 +26,7 @@ from digraph_askls.datasets import load_dataset
 from digraph_askls.kernels import get_in_degree_kernel, get_symmetrized_kernel, restrict_kernel
 from digraph_askls.linalg import SingularSystemWarning
 from digraph_askls.models import LSSVMClassifier, NodeClassifier
-from digraph_askls.evaluation import TrialResults, random_splits
+from digraph_askls.model_selection import TrialResults, random_splits
 
 __all__ = ["PAPER_TABLE3", "TABLE3_METHODS", "run_table3", "format_table3", "plot_table3"]
 

@@ -12,7 +12,7 @@ from tqdm.auto import tqdm
 from digraph_askls.datasets import UCI_TABLES, load_uci
 from digraph_askls.kernels import get_median_bandwidth
 from digraph_askls.models import AsKLSClassifier, LSSVMClassifier
-from digraph_askls.evaluation import check_protocol
+from ._protocols import check_protocol
 
 __all__ = ["PAPER_TABLE4", "TABLE4_METHODS", "run_table4", "format_table4"]
 

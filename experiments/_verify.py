@@ -44,7 +44,7 @@ _LONG_TAIL_DRAWS = {}
 
 def _long_tail_rerun(cell, data_home):
     from digraph_askls.datasets import load_dataset
-    from digraph_askls.evaluation import long_tail_splits
+    from ._protocols import long_tail_splits
 
     from . import _long_tail
 

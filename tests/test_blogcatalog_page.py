@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from digraph_askls.evaluation import top_k_f1
+from digraph_askls.metrics import top_k_f1
 
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "blogcatalog_table.py"
 _SPEC = importlib.util.spec_from_file_location("blogcatalog_table", _PATH)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from digraph_askls.evaluation import expected_calibration_error
+from digraph_askls.metrics import expected_calibration_error
 from digraph_askls.models._calibration import TemperatureCalibrator
 
 

@@ -6,7 +6,7 @@ import warnings
 import pytest
 from scipy import sparse
 
-import digraph_askls.evaluation as evaluation
+import digraph_askls.model_selection as model_selection
 from digraph_askls import _notes, cli
 from digraph_askls.datasets import make_directed_sbm
 from digraph_askls.graph import Graph
@@ -32,13 +32,13 @@ def _as_a_terminal(monkeypatch, delay=0.0):
 def test_run_prints_the_singular_note_and_warnings_after_the_progress_bar(monkeypatch, capsys):
     monkeypatch.setattr(cli, "_load", _small_graph)
     _as_a_terminal(monkeypatch)
-    original = evaluation.evaluate_node_classifier
+    original = model_selection.evaluate_node_classifier
 
     def evaluate_with_a_warning(*args, **kwargs):
         warnings.warn("a warning raised while the bar is drawn", UserWarning)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(evaluation, "evaluate_node_classifier", evaluate_with_a_warning)
+    monkeypatch.setattr(model_selection, "evaluate_node_classifier", evaluate_with_a_warning)
     assert cli.main(["run", "--dataset", "small", "--preset", "paper", "--trials", "2"]) == 0
     err = capsys.readouterr().err
     assert "AsK-LS (paper)" in err      # the bar was drawn

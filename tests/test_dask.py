@@ -13,7 +13,7 @@ joblib = pytest.importorskip("joblib", reason="joblib is part of the dask extra"
 
 from digraph_askls.datasets import load_dataset, make_directed_sbm  # noqa: E402
 from digraph_askls.distributed import DaskKernelOperator, row_block_bounds  # noqa: E402
-from digraph_askls.evaluation import evaluate_node_classifier, random_splits  # noqa: E402
+from digraph_askls.model_selection import evaluate_node_classifier, random_splits  # noqa: E402
 from digraph_askls.kernels import get_in_degree_kernel, restrict_kernel  # noqa: E402
 from digraph_askls.linalg import AsKLSSystem, SingularSystemWarning, solve_system  # noqa: E402
 from digraph_askls.models import NodeClassifier  # noqa: E402

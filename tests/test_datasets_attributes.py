@@ -16,7 +16,7 @@ from digraph_askls.datasets import (
     load_npz,
 )
 from digraph_askls.datasets._registry import DATASETS
-from digraph_askls.evaluation import evaluate_node_classifier, fixed_splits, random_splits
+from digraph_askls.model_selection import evaluate_node_classifier, fixed_splits, random_splits
 from digraph_askls.graph import Graph, Split, get_adjacency
 from digraph_askls.linalg import SingularSystemWarning
 

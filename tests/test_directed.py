@@ -8,7 +8,7 @@ import pytest
 import experiments._directed as directed
 import experiments._runner as runner
 from experiments import DIRECTED_METHODS, PUBLISHED_DIRECTED, PeerClassifier, format_directed, plot_directed, run_directed
-from digraph_askls.evaluation import evaluate_node_classifier
+from digraph_askls.model_selection import evaluate_node_classifier
 from digraph_askls.graph import Graph, get_adjacency
 from digraph_askls.kernels import AttributeKernel
 from digraph_askls.models import NodeClassifier

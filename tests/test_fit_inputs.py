@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from digraph_askls import NodeClassifier
-from digraph_askls.evaluation import class_splits
+from digraph_askls.model_selection import class_splits
 from digraph_askls.graph import Graph, get_adjacency, get_labels
 from digraph_askls.kernels import AttributeKernel, WalkKernel
 

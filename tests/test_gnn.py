@@ -13,7 +13,7 @@ import pytest
 import experiments._gnn_models as gnn_models
 import experiments._runner as runner
 from experiments import GNN_CONFIGS, GNN_METHODS, CellCache, GNNClassifier, format_gnn, run_directed, run_gnn_table
-from digraph_askls.evaluation import evaluate_node_classifier, takes_valid
+from digraph_askls.model_selection import evaluate_node_classifier, takes_valid
 from experiments._gnn import _stratified_share
 from digraph_askls.graph import Graph, Split, get_adjacency
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from digraph_askls.evaluation import linear_reference_features
+from experiments._protocols import linear_reference_features
 
 # 0 -> 1, 0 -> 2, 1 -> 2, 3 -> 0; node 2 has no out-links, node 3 no in-links.
 EDGES = [(0, 1), (0, 2), (1, 2), (3, 0)]

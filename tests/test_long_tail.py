@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from digraph_askls.datasets import make_directed_sbm
-from digraph_askls.evaluation import long_tail_splits
+from experiments._protocols import long_tail_splits
 from digraph_askls.graph import Graph, get_adjacency
 from experiments import _long_tail
 

@@ -93,7 +93,8 @@ def test_joint_merges_refuse_a_multi_label_target():
 # ---- the embedding literature's protocol -----------------------------------------------
 from sklearn.metrics import f1_score as sk_f1
 
-from digraph_askls.evaluation import multilabel_splits, top_k_f1
+from digraph_askls.metrics import top_k_f1
+from digraph_askls.model_selection import multilabel_splits
 
 
 def test_top_k_f1_by_hand():

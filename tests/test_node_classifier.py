@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from digraph_askls import NodeClassifier
 from digraph_askls.cli import main
 from digraph_askls.datasets import load_dataset, make_directed_sbm
-from digraph_askls.evaluation import evaluate_node_classifier, random_splits
+from digraph_askls.model_selection import evaluate_node_classifier, random_splits
 
 # The paper's Table 3, AsK-LS column (micro-F1, 60/40 splits).
 PAPER_MICRO_F1 = {"cora": 0.753, "citeseer": 0.605, "pubmed": 0.719}

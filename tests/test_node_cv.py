@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from digraph_askls.datasets import make_directed_sbm
-from digraph_askls.models import NodeClassifierCV
+from digraph_askls.models._node_cv import NodeClassifierCV
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def test_parallel_grid_gives_the_serial_results():
 def test_candidates_run_as_configured():
     # In a grid every candidate runs as configured: no preset unless the grid sets one.
     from digraph_askls.datasets import make_directed_sbm
-    from digraph_askls.models import NodeClassifierCV
+    from digraph_askls.models._node_cv import NodeClassifierCV
 
     adjacency, labels = make_directed_sbm(200, 2, 6, p_in=0.8, random_state=0)
     known = labels.copy()

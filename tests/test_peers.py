@@ -5,7 +5,7 @@ import pytest
 
 from digraph_askls.datasets import make_directed_sbm
 from experiments import PeerClassifier
-from digraph_askls.evaluation import evaluate_node_classifier, random_splits
+from digraph_askls.model_selection import evaluate_node_classifier, random_splits
 
 pytest.importorskip("sknetwork")
 

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import sparse
 
-from digraph_askls import NodeClassifier, NodeClassifierCV
+from digraph_askls import NodeClassifier
+from digraph_askls.models._node_cv import NodeClassifierCV
 from experiments import PeerClassifier
 
 MAX_NODES = 8

@@ -10,7 +10,7 @@ from sklearn.model_selection import KFold, ShuffleSplit, StratifiedKFold
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import make_directed_sbm
-from digraph_askls.evaluation import class_splits
+from digraph_askls.model_selection import class_splits
 from digraph_askls.models.selection import Scoring
 from digraph_askls.models.selection._estimate import bootstrap_bias_corrected
 from digraph_askls.models.selection._folds import splitter_folds
@@ -214,7 +214,7 @@ def test_cora_with_a_splitter_and_macro_f1(shared):
 
 
 def test_node_classifier_cv_is_deprecated():
-    from digraph_askls import NodeClassifierCV
+    from digraph_askls.models._node_cv import NodeClassifierCV
     import networkx as nx
 
     graph = nx.DiGraph([(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3), (2, 3)])

@@ -10,7 +10,7 @@ from scipy.sparse.linalg import aslinearoperator
 
 from digraph_askls import AsKLSClassifier, NodeClassifier
 from digraph_askls.datasets import make_directed_sbm
-from digraph_askls.evaluation import class_splits
+from digraph_askls.model_selection import class_splits
 from digraph_askls.kernels import (AttributeKernel, LinkProfileKernel, WalkKernel,
                                    get_graph_kernel, restrict_kernel)
 from digraph_askls.linalg import AsKLSSystem

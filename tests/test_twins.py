@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from digraph_askls.evaluation import has_twin, twin_baseline
+from experiments._protocols import has_twin, twin_baseline
 
 
 def _random_digraph(seed, n=300):

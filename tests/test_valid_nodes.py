@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import make_directed_sbm
-from digraph_askls.evaluation import evaluate_node_classifier
+from digraph_askls.model_selection import evaluate_node_classifier
 
 
 def problem(seed=0, n=150):

@@ -6,12 +6,8 @@ import pytest
 from scipy.sparse.linalg import aslinearoperator
 from sklearn.exceptions import DataConversionWarning, NotFittedError
 
-from digraph_askls import (
-    AsKLSClassifier,
-    LSSVMClassifier,
-    NodeClassifier,
-    NodeClassifierCV,
-)
+from digraph_askls import AsKLSClassifier, LSSVMClassifier, NodeClassifier
+from digraph_askls.models._node_cv import NodeClassifierCV
 from digraph_askls.embedding import NERD
 from experiments import PeerClassifier
 
@@ -212,7 +208,7 @@ def test_tuple_node_names_are_names_not_arrays():
     (np.array([0, 1, 0, 1]), dict(n_trials=0), ValueError, "n_trials must be an integer >= 1"),
 ])
 def test_bad_input_of_the_split_protocol(labels, kwargs, error, match):
-    from digraph_askls.evaluation import random_splits
+    from digraph_askls.model_selection import random_splits
 
     with pytest.raises(error, match=match):
         random_splits(labels, **kwargs)
@@ -224,14 +220,14 @@ def test_bad_input_of_the_split_protocol(labels, kwargs, error, match):
     (dict(n_trials=0), ValueError, "n_trials must be an integer >= 1"),
 ])
 def test_bad_input_of_the_labels_per_class_protocol(kwargs, error, match):
-    from digraph_askls.evaluation import class_splits
+    from digraph_askls.model_selection import class_splits
 
     with pytest.raises(error, match=match):
         class_splits(np.array([0, 1, 0, 1]), **kwargs)
 
 
 def test_labels_per_class_splits_draw_each_class_apart_and_test_on_the_rest():
-    from digraph_askls.evaluation import class_splits
+    from digraph_askls.model_selection import class_splits
 
     labels = np.array([0] * 50 + [1] * 30 + [2] * 7 + [3] + [-1] * 5)
     splits = class_splits(labels, per_class=5, n_trials=3, random_state=1)
@@ -258,7 +254,7 @@ def test_the_table_runners_check_their_protocol_before_any_work(tmp_path, kwargs
 
 
 def test_long_tail_splits_draw_few_labels_of_the_last_classes():
-    from digraph_askls.evaluation import long_tail_splits
+    from experiments._protocols import long_tail_splits
 
     labels = np.repeat(np.arange(7), 100)
     labels[:5] = -1

@@ -7,7 +7,7 @@ import pytest
 from scipy import sparse
 
 from digraph_askls.datasets import load_dataset, make_directed_sbm
-from digraph_askls.evaluation import random_splits
+from digraph_askls.model_selection import random_splits
 from digraph_askls.kernels import (
     KERNELS, WalkSeriesKernel, get_graph_kernel, get_walk_matrix, restrict_kernel)
 from digraph_askls.models import NodeClassifier

@@ -21,7 +21,7 @@ class Split(NamedTuple):
 
     See Also
     --------
-    digraph_askls.evaluation.fixed_splits : the splits in the form that
+    digraph_askls.model_selection.fixed_splits : the splits in the form that
         ``evaluate_node_classifier`` takes.
 
     Examples

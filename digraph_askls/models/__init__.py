@@ -6,4 +6,4 @@ from ._node import PRESETS, NodeClassifier
 from ._node_cv import NodeClassifierCV
 from ._views import KernelViews
 
-__all__ = ["AsKLSClassifier", "LSSVMClassifier", "NodeClassifier", "NodeClassifierCV", "KernelViews", "PRESETS"]
+__all__ = ["AsKLSClassifier", "LSSVMClassifier", "NodeClassifier", "KernelViews", "PRESETS"]
