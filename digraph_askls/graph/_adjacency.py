@@ -10,7 +10,7 @@ from scipy import sparse
 from digraph_askls.graph._edge_index import from_edge_index, is_edge_index_graph
 from digraph_askls.graph._frames import from_edge_frame, is_dataframe
 
-__all__ = ["get_adjacency"]
+__all__ = ["check_edge_weights", "get_adjacency"]
 
 logger = logging.getLogger(__name__)
 
@@ -138,7 +138,7 @@ def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None, columns=N
         raise ValueError(f"n_nodes={n_nodes} but the graph has {adjacency.shape[0]} nodes")
     if adjacency.shape[0] == 0:
         raise ValueError("the graph must have at least one node, got 0 nodes")
-    return _canonical(adjacency, weight), nodes
+    return _canonical(adjacency, weight, nodes), nodes
 
 
 def _check_nodelist(nodelist):
@@ -219,6 +219,7 @@ def _from_edge_list(edges, nodelist, n_nodes):
         nodes = _integer_nodes(sources, targets, n_nodes)
     else:
         nodes = list(dict.fromkeys(node for pair in zip(sources, targets) for node in pair))
+    check_edge_weights(weights, lambda i: (sources[i], targets[i]))
     index = {node: i for i, node in enumerate(nodes)}
     try:
         rows = np.fromiter((index[node] for node in sources), np.int64, len(sources))
@@ -278,10 +279,33 @@ def _integer_nodes(sources, targets, n_nodes):
     return list(range(int(n_nodes)))
 
 
-def _canonical(adjacency, weight):
+def check_edge_weights(weights, edge_of):
+    """Raise a ``ValueError`` naming the first edge whose weight is negative, NaN or
+    infinite, if any.
+
+    Parameters
+    ----------
+    weights : ndarray of float64, one weight per edge, in the order the input lists them
+    edge_of : callable
+        ``edge_of(i)``: the ``(source, target)`` names of edge ``i``.
+    """
+    bad = ~np.isfinite(weights) | (weights < 0)
+    if not bad.any():
+        return
+    first = int(np.flatnonzero(bad)[0])
+    source, target = edge_of(first)
+    others = int(bad.sum()) - 1
+    more = f" ({others} more bad weight{'s' * (others != 1)} after it)" if others else ""
+    raise ValueError(
+        f"edge weights must be finite and >= 0 (a weight of 0 is no edge), got "
+        f"{float(weights[first])} on the edge {source!r} -> {target!r}{more}")
+
+
+def _canonical(adjacency, weight, nodes):
     """Sorted indices, no duplicates, no stored zeros, valid weights (unit ones if
     ``weight`` is None). A matrix already in that form is returned without a copy: its
-    arrays are shared, never modified (large graphs are not held twice)."""
+    arrays are shared, never modified (large graphs are not held twice). A bad weight is
+    named by its edge, the first in row order (source, then target, in node order)."""
     adjacency = sparse.csr_array(adjacency, dtype=np.float64)
     data = adjacency.data
     canonical = (adjacency.has_canonical_format and not (data == 0).any()
@@ -290,13 +314,9 @@ def _canonical(adjacency, weight):
         adjacency = sparse.csr_array(adjacency, dtype=np.float64, copy=True)
         adjacency.sum_duplicates()
         data = adjacency.data
-    bad = ~np.isfinite(data) | (data < 0)
-    if bad.any():
-        first = data[bad][0]
-        raise ValueError(
-            "edge weights must be finite and non-negative, got "
-            f"{int(bad.sum())} bad weight(s), e.g. {first}"
-        )
+    check_edge_weights(data, lambda i: (
+        nodes[int(np.searchsorted(adjacency.indptr, i, side="right")) - 1],
+        nodes[int(adjacency.indices[i])]))
     if canonical:
         return adjacency
     adjacency.eliminate_zeros()

@@ -71,6 +71,11 @@ def from_edge_index(graph, nodelist=None, weight="weight"):
         if weights.dtype.kind not in "biuf":
             raise TypeError(f"edge_weight must hold numbers, got dtype {weights.dtype}")
         weights = weights.reshape(-1).astype(np.float64)
+        from digraph_askls.graph._adjacency import check_edge_weights
+
+        check_edge_weights(weights, lambda i: (
+            int(rows[i]) if nodelist is None else nodelist[rows[i]],
+            int(cols[i]) if nodelist is None else nodelist[cols[i]]))
     if nodelist is None:
         nodes = list(range(n))
     elif len(nodelist) != n:
