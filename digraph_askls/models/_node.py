@@ -23,6 +23,7 @@ from .selection import (DEFAULT_POLICY, FitSettings, SelectionPolicy, as_recipes
                         validation_candidates)
 from .selection._multilabel import MULTILABEL_MERGES, multilabel_scoring, select_multilabel
 from .selection._scoring import decide
+from .selection._weights import screen_weights
 
 __all__ = ["NodeClassifier", "PRESETS"]
 
@@ -413,6 +414,10 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         self.train_nodes_ = train
         policy = DEFAULT_POLICY if self.policy is None else self.policy
         recipes = self._recipes(config, inputs, codes[train], policy, graph, labels)
+        screen = None
+        if _is_auto(config["kernel"]):          # the edge weights chosen for the graph
+            recipes, screen = screen_weights(recipes, adjacency, train, codes[train],
+                                             self.random_state, policy)
         gammas = None if _is_auto(config["gamma"]) else config["gamma"]
         class_weights = self._class_weights(classes, codes[train])
         settings = FitSettings(solver=self.solver, preconditioner=self.preconditioner,
@@ -440,6 +445,8 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         if held is not None:
             self._choose_on_validation(adjacency, features, codes, classes, held, selected,
                                        config["merge"], policy, scoring)
+        if screen is not None:
+            self.selection_["weights_screen"] = screen
         return self
 
     def _fit_multilabel(self, graph, target, features, valid, nodelist, weight):
