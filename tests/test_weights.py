@@ -246,3 +246,32 @@ def test_an_edge_of_weight_zero_is_no_edge(form):
                  else graph.assign(weight=graph["weight"].abs()))
     adjacency, nodes = get_adjacency(graph)
     assert adjacency.nnz == 2 and len(nodes) == 3
+
+
+# -- the command line -------------------------------------------------------------------------
+
+def test_predict_reads_the_weight_column_it_is_told(tmp_path, capsys):
+    from digraph_askls import cli
+    from digraph_askls.datasets._files import read_edges
+
+    weighted, classes, known = weighted_sbm("noise", n_nodes=150)
+    coo = sparse.coo_array(weighted)
+    frame = pd.DataFrame({"source": [f"n{i}" for i in coo.row],
+                          "target": [f"n{j}" for j in coo.col],
+                          "count": coo.data, "other": np.ones(coo.nnz)})
+    frame.to_csv(tmp_path / "edges.csv", index=False)
+    labelled = np.flatnonzero(known >= 0)
+    pd.DataFrame({"node": [f"n{i}" for i in labelled],
+                  "label": classes[labelled]}).to_csv(tmp_path / "labels.csv", index=False)
+    adjacency, nodes = read_edges(tmp_path / "edges.csv", weight="count")
+    assert sorted(adjacency.data.tolist()) == sorted(coo.data.tolist())
+    assert read_edges(tmp_path / "edges.csv", weight=None)[0].data.tolist() == [1.0] * coo.nnz
+    with pytest.raises(ValueError, match=r"no column 'amount' of edge weights, the columns "
+                                         r"are \['source', 'target', 'count', 'other'\]"):
+        read_edges(tmp_path / "edges.csv", weight="amount")
+    arguments = ["predict", "--quiet", "--edges", str(tmp_path / "edges.csv"), "--labels",
+                 str(tmp_path / "labels.csv"), "--out", str(tmp_path / "out.csv")]
+    assert cli.main(arguments + ["--weight", "count"]) == 0
+    assert "weights='binary'" in capsys.readouterr().out       # the counts say nothing
+    assert cli.main(arguments + ["--weight", "none"]) == 0
+    assert "weights=" not in capsys.readouterr().out
