@@ -49,8 +49,9 @@ def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None, columns=N
         a ``Graph`` it must hold exactly the graph's nodes; for an edge list it must hold every node of
         the edges and may add isolated nodes; for a matrix it names the ``n`` rows.
     weight : str or None, default="weight"
-        Edge attribute holding the weight of a networkx graph. ``None`` makes every edge
-        weigh 1, whatever the input form (the result is the 0/1 pattern).
+        Edge attribute holding the weight of a networkx graph (the weights column of a
+        DataFrame). ``None`` makes every edge weigh 1, whatever the input form (the
+        result is the 0/1 pattern).
     n_nodes : int, optional
         Number of nodes. With an edge list of integer ids and no ``nodelist``, the nodes
         are ``0, ..., n_nodes - 1`` (isolated ones included). Otherwise it is checked

@@ -215,7 +215,13 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
         winner's gamma; ``"walk"``: all folds in one
         solve of a walk kernel; ``"solved"``: a solve per fold; ``"fixed"``: one
         configuration fitted as given, the estimates None; ``"validation"``: chosen on the
-        ``valid`` nodes of :meth:`fit`, ``n_valid`` of them) and ``n_folds``.
+        ``valid`` nodes of :meth:`fit`, ``n_valid`` of them) and ``n_folds``. On a graph
+        whose edges do not all weigh the same, under ``kernel="auto"``:
+        ``weights_screen``, the held-out accuracy of the walk kernel's votes under each
+        reading of the edge weights (``"raw"``, ``"log1p"``, ``"binary"``), the best of
+        which every candidate reads (its ``weights``, shown in the kernel's repr unless
+        ``"raw"``; :mod:`~digraph_askls.models.selection._weights`,
+        ``docs/guide/weighted.md``).
     cv_results_ : dict of lists
         One entry per (kernel, gamma) tried: ``kernel``, ``gamma``, ``engine``,
         ``mean_test_score`` (the ranking criterion), ``cv_accuracy`` (the held-out
@@ -358,7 +364,9 @@ class NodeClassifier(FittedAttributesMixin, BaseEstimator):
             from ``labels``, as the others'. It costs a fit per configuration (tens).
             None (the default): every labelled node is fitted and the folds choose.
         nodelist, weight
-            As in :func:`digraph_askls.graph.get_adjacency`.
+            As in :func:`digraph_askls.graph.get_adjacency`: ``weight`` names the edge
+            attribute of a networkx graph that holds the weights, and ``weight=None``
+            reads every edge of any form with weight 1.
 
         Returns
         -------
