@@ -275,3 +275,30 @@ def test_predict_reads_the_weight_column_it_is_told(tmp_path, capsys):
     assert "weights='binary'" in capsys.readouterr().out       # the counts say nothing
     assert cli.main(arguments + ["--weight", "none"]) == 0
     assert "weights=" not in capsys.readouterr().out
+
+
+def test_a_recipe_saved_before_it_had_weights_reads_them_as_given():
+    import pickle
+
+    recipe = LinkProfileKernel(power=1)
+    del recipe.weights                       # as unpickled from a version without it
+    loaded = pickle.loads(pickle.dumps(recipe))
+    assert repr(loaded) == "LinkProfileKernel(power=1)" and loaded == LinkProfileKernel(power=1)
+    adjacency, _, _ = weighted_sbm("signal", n_nodes=60)
+    probe = np.ones((60, 1))
+    np.testing.assert_allclose(loaded.make(adjacency) @ probe,
+                               LinkProfileKernel(power=1).make(adjacency) @ probe)
+
+
+@pytest.mark.parametrize("hops", [1, 2, 3])
+def test_the_screen_s_votes_are_the_walk_kernel_s_first_terms(hops):
+    from digraph_askls.kernels import get_ppr_kernel
+    from digraph_askls.models.selection._weights import walk_votes
+
+    adjacency, _, _ = weighted_sbm("noise", n_nodes=80)
+    rng = np.random.default_rng(hops)
+    X, Y = rng.standard_normal((80, 3)), rng.standard_normal((80, 2))
+    kernel = get_ppr_kernel(adjacency, alpha=0.9, beta=2.0, n_hops=hops)
+    forward, backward = walk_votes(adjacency, X, Y, 0.9, 2.0, hops)
+    np.testing.assert_allclose(forward, kernel @ X, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(backward, kernel.T @ Y, rtol=1e-12, atol=1e-12)
