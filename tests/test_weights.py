@@ -302,3 +302,13 @@ def test_the_screen_s_votes_are_the_walk_kernel_s_first_terms(hops):
     forward, backward = walk_votes(adjacency, X, Y, 0.9, 2.0, hops)
     np.testing.assert_allclose(forward, kernel @ X, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(backward, kernel.T @ Y, rtol=1e-12, atol=1e-12)
+
+
+def test_a_grown_graph_is_read_with_the_weights_chosen():
+    weighted, _, known = weighted_sbm("noise")
+    clf = _fit(weighted, known)
+    assert clf.selection_["kernel"].weights == "binary"
+    test = np.flatnonzero(known < 0)
+    # The kernel of the grown graph (here the same graph) is the recipe chosen, built on
+    # it: the same predictions as the fitted nodes' own scores.
+    np.testing.assert_array_equal(clf.predict(test, graph=weighted), clf.predict(test))
