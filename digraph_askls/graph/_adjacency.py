@@ -8,9 +8,10 @@ import numpy as np
 from scipy import sparse
 
 from digraph_askls.graph._edge_index import from_edge_index, is_edge_index_graph
+from digraph_askls.graph._edge_weights import check_edge_weights
 from digraph_askls.graph._frames import from_edge_frame, is_dataframe
 
-__all__ = ["check_edge_weights", "get_adjacency"]
+__all__ = ["get_adjacency"]
 
 logger = logging.getLogger(__name__)
 
@@ -278,28 +279,6 @@ def _integer_nodes(sources, targets, n_nodes):
         if not 0 <= node < n_nodes:
             raise ValueError(f"node ids must lie in [0, {n_nodes}), got {node}")
     return list(range(int(n_nodes)))
-
-
-def check_edge_weights(weights, edge_of):
-    """Raise a ``ValueError`` naming the first edge whose weight is negative, NaN or
-    infinite, if any.
-
-    Parameters
-    ----------
-    weights : ndarray of float64, one weight per edge, in the order the input lists them
-    edge_of : callable
-        ``edge_of(i)``: the ``(source, target)`` names of edge ``i``.
-    """
-    bad = ~np.isfinite(weights) | (weights < 0)
-    if not bad.any():
-        return
-    first = int(np.flatnonzero(bad)[0])
-    source, target = edge_of(first)
-    others = int(bad.sum()) - 1
-    more = f" ({others} more bad weight{'s' * (others != 1)} after it)" if others else ""
-    raise ValueError(
-        f"edge weights must be finite and >= 0 (a weight of 0 is no edge), got "
-        f"{float(weights[first])} on the edge {source!r} -> {target!r}{more}")
 
 
 def _canonical(adjacency, weight, nodes):
