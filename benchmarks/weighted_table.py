@@ -43,7 +43,8 @@ from digraph_askls.models.selection import default_kernels
 from digraph_askls.models.selection._weights import with_weights
 
 KINDS = ("noise", "signal", "binary")
-COMMAND = "PYTHONPATH=. python benchmarks/weighted_table.py --draws 3 --repeats 3 --out docs/results"
+COMMAND = ("PYTHONPATH=. python benchmarks/weighted_table.py --draws 3 --repeats 3 "
+           "--out docs/results")
 
 
 def weighted_sbm(kind, draw, n_nodes=600, n_classes=4, labelled=0.3):
@@ -173,7 +174,8 @@ def page(rows, large=None):
         "(`selection_[\"weights_screen\"]`) drops them, and keeps the counts that carry the "
         "classes.", "",
         "The cost: the process CPU time of the default's fit on the weighted graph and on "
-        "the same graph with 0/1 edges (the same edges, each weighing 1), the best of three fits each, "
+        "the same graph with 0/1 edges (the same edges, each weighing 1), the best of three "
+        "fits each, "
         "one BLAS thread, mean over the draws. On the 0/1 graphs both are the same fit "
         "(nothing is screened).", "",
         "| edge weights | fit s, weighted | fit s, 0/1 edges | ratio (largest) |",

@@ -23,7 +23,7 @@ def check_edge_weights(weights, edge_of):
     >>> check_edge_weights(np.array([1.0, -2.0]), edges.__getitem__)
     Traceback (most recent call last):
         ...
-    ValueError: edge weights must be finite and >= 0 (a weight of 0 is no edge), got -2.0 on the edge 'b' -> 'c'
+    ValueError: edge weights must be finite and >= 0 (a weight of 0 is no edge), got -2.0 on ...
     """
     bad = ~np.isfinite(weights) | (weights < 0)
     if not bad.any():

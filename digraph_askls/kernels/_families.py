@@ -29,8 +29,9 @@ class WalkKernel(GraphKernel):
     alpha, beta, n_hops, dtype
         As in :func:`~digraph_askls.kernels.get_ppr_kernel`.
     weights : {"raw", "log1p", "binary"}, default="raw"
-        How the edge weights enter the degrees and the walk (:mod:`~digraph_askls.kernels._weights`): as
-        given, ``log(1 + w)``, or every edge weighing 1.
+        How the edge weights enter the degrees and the walk
+        (:mod:`~digraph_askls.kernels._weights`): as given, ``log(1 + w)``, or every edge
+        weighing 1.
 
     Examples
     --------
@@ -86,8 +87,9 @@ class InDegreeKernel(GraphKernel):
     Parameters
     ----------
     weights : {"raw", "log1p", "binary"}, default="raw"
-        How the edge weights enter the kernel (:mod:`~digraph_askls.kernels._weights`): as
-        given, ``log(1 + w)``, or every edge weighing 1.
+        How the edge weights enter the kernel
+        (:mod:`~digraph_askls.kernels._weights`): as given, ``log(1 + w)``, or every edge
+        weighing 1.
 
     Examples
     --------
@@ -118,8 +120,9 @@ class LinkProfileKernel(GraphKernel):
     out_weight, in_weight, power, normalization
         As in :func:`~digraph_askls.kernels.get_link_profile_kernel`.
     weights : {"raw", "log1p", "binary"}, default="raw"
-        How the edge weights enter the profiles (:mod:`~digraph_askls.kernels._weights`): as
-        given, ``log(1 + w)``, or every edge weighing 1.
+        How the edge weights enter the profiles
+        (:mod:`~digraph_askls.kernels._weights`): as given, ``log(1 + w)``, or every edge
+        weighing 1.
 
     Examples
     --------
@@ -223,8 +226,9 @@ class RoleKernel(GraphKernel):
     bins : int, optional
         As in :func:`~digraph_askls.kernels.get_role_kernel`.
     weights : {"raw", "log1p", "binary"}, default="raw"
-        How the edge weights enter the strengths (sums of weights) (:mod:`~digraph_askls.kernels._weights`): as
-        given, ``log(1 + w)``, or every edge weighing 1.
+        How the edge weights enter the strengths (sums of weights)
+        (:mod:`~digraph_askls.kernels._weights`): as given, ``log(1 + w)``, or every edge
+        weighing 1.
 
     Examples
     --------
