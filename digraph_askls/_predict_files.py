@@ -102,6 +102,11 @@ def add_predict_parser(commands, parser_class_kwargs):
     parser.add_argument("--explain", type=int, default=0, metavar="K",
                         help="print the K features of largest weight in each view, per "
                              "class (kernels with explicit feature maps)")
+    parser.add_argument("--weight", default="weight", metavar="COLUMN",
+                        help="the column of the edges file that holds the edge weights "
+                             "(default: the one named 'weight', or a third column); "
+                             "'none': every edge weighs 1. The fit chooses how the weights "
+                             "enter (as given, log1p, or 0/1)")
     parser.add_argument("--undirected", action="store_true",
                         help="read every edge both ways")
     header = parser.add_mutually_exclusive_group()
@@ -283,7 +288,8 @@ def _read(args):
     return read_graph_files(
         args.edges, args.labels, args.features, header=args.header,
         undirected=args.undirected, label_separator=args.label_separator,
-        multilabel=args.multilabel, several_hint=CLI_SEVERAL_HINT, strict=True)
+        multilabel=args.multilabel, several_hint=CLI_SEVERAL_HINT, strict=True,
+        weight=None if args.weight.lower() == "none" else args.weight)
 
 
 def predict_command(args, notes):

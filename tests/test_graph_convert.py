@@ -116,7 +116,7 @@ def test_zero_weights_are_not_stored():
         (np.zeros((3, 4)), {}, ValueError, r"shape \(E, 2\) or \(E, 3\), got .*\(3, 4\)"),
         (sparse.csr_array((2, 3)), {}, ValueError, r"square, got shape \(2, 3\)"),
         (np.zeros((4, 5)), {}, ValueError, r"got an array of shape \(4, 5\)"),
-        (np.array([[0, -1.0], [0, 0]]), {}, ValueError, "non-negative, got 1 bad"),
+        (np.array([[0, -1.0], [0, 0]]), {}, ValueError, "got -1.0 on the edge 0 -> 1"),
         (np.array([[0, np.nan], [0, 0]]), {}, ValueError, "finite"),
         ([(0, 1, np.inf)], {}, ValueError, "finite"),
         (np.zeros((0, 0)), {}, ValueError, "at least one node, got 0"),

@@ -63,7 +63,7 @@ def test_a_frame_with_a_nodelist_or_integer_ids():
     (pd.DataFrame({"source": ["x"], "target": ["y"], "weight": ["heavy"]}), {}, ValueError,
      "weight 'heavy' .* expected a finite number"),
     (pd.DataFrame({"source": ["x"], "target": ["y"], "weight": [-1.0]}), {}, ValueError,
-     "edge weights must be finite and non-negative"),
+     r"edge 0 \('x' -> 'y'\) .* weight -1.0 .* expected a finite number >= 0"),
     (pd.DataFrame({"source": ["x"], "target": ["y"]}), {"columns": ("source", "to")},
      ValueError, r"columns \['to'\] are not in the edges DataFrame"),
     (pd.DataFrame({"source": ["x"], "target": ["y"]}), {"nodelist": ["x"]}, ValueError,

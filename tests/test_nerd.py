@@ -101,7 +101,7 @@ def test_transform_before_fit_raises():
     [
         (sparse.csr_matrix(np.ones((2, 3))), ValueError, r"square"),
         (np.ones(4), ValueError, r"got an array of shape \(4,\)"),
-        (np.array([[0, -1.0], [1, 0]]), ValueError, "non-negative, got 1 bad weight"),
+        (np.array([[0, -1.0], [1, 0]]), ValueError, "finite and >= 0 .* -1.0 on the edge 0 -> 1"),
         (np.array([[0, np.nan], [1, 0]]), ValueError, "finite"),
         (sparse.csr_matrix((3, 3)), ValueError, "at least one edge, got none"),
         (np.array([["a", "b"], ["c", "d"]]), TypeError, "must hold numbers, got dtype <U1"),

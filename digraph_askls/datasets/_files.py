@@ -169,11 +169,16 @@ def _numbers(frame, column, path, sep, header, expected, low=None):
     return values
 
 
-def read_edges(path, header=None, undirected=False):
-    """Adjacency and node names of an edges table (see :func:`load_graph_files`)."""
+def read_edges(path, header=None, undirected=False, weight="weight"):
+    """Adjacency and node names of an edges table (see :func:`load_graph_files`).
+
+    ``weight``: the column of the weights, ``"weight"`` (the default) also guessing a
+    third column; None reads every edge with weight 1. A column named otherwise must
+    be in the file's header, which may then hold more columns."""
     pd = pandas_module()
     sep = table_format(path)
     what = "source, target[, weight]"
+    named = weight is not None and weight != "weight"
     if sep == "parquet":
         frame, has_header = pd.read_parquet(path), True
         names = [str(name) for name in frame.columns]
@@ -181,15 +186,23 @@ def read_edges(path, header=None, undirected=False):
     elif sep == "npz":
         raise TableError(f"{path}: an edges file must be CSV, TSV or Parquet, got .npz")
     else:
-        rows, has_header = _header(path, sep, header, EDGE_NAMES)
-        if len(rows[0]) not in (2, 3):
+        rows, has_header = _header(path, sep, header,
+                                   EDGE_NAMES | ({str(weight).lower()} if named else set()))
+        # a header with more columns: read where the weights are named (or dropped)
+        if len(rows[0]) not in (2, 3) and not (weight != "weight" and has_header
+                                               and len(rows[0]) > 3):
             line = (sep or " ").join(rows[0])
             raise TableError(f"{path}:1: expected 2 or 3 fields ({what}) separated by "
                              f"{SEPARATOR_NAMES[sep]}, got {len(rows[0])}: {rows[0]}"
                              f"{separator_hint(line, sep)}")
         names = ([field.strip() for field in rows[0]] if has_header
                  else ["source", "target", "weight"][:len(rows[0])])
-    source, target, weight = edge_frame_columns(pd.DataFrame(columns=names))
+    given = weight
+    source, target, weight = edge_frame_columns(pd.DataFrame(columns=names), weight=given)
+    if named and weight is None:
+        raise TableError(f"{path}: no column {given!r} of edge weights, the columns are "
+                         f"{names}; name a column of the header, or 'weight' for the "
+                         "third column")
     if sep != "parquet":
         frame = read_table(path, sep, names, has_header, [source, target], {len(names)},
                            what)
@@ -547,11 +560,12 @@ def load_graph_files(edges, labels=None, features=None, *, header=None, undirect
 
 def read_graph_files(edges, labels=None, features=None, *, header=None, undirected=False,
                      label_separator=None, multilabel=False,
-                     several_hint=PYTHON_SEVERAL_HINT, strict=False):
+                     several_hint=PYTHON_SEVERAL_HINT, strict=False, weight="weight"):
     """``(graph, label sets)``: :func:`load_graph_files`'s graph, and for a labels file
     of several labels per node (``multilabel`` or ``label_separator``, see
     :func:`read_labels`) ``{node: tuple of labels}``, the graph's ``labels`` then all -1
     and its ``class_names`` the labels, sorted; None for one label per node.
+    ``weight``: the column of the edge weights (:func:`read_edges`).
 
     ``strict`` refuses the labels that would fit a model to a mistake: continuous values
     (:func:`check_class_labels`) and labelled nodes that are mostly not nodes of the
@@ -559,7 +573,7 @@ def read_graph_files(edges, labels=None, features=None, *, header=None, undirect
     from pathlib import Path
 
     with reading(edges, "edges"):
-        adjacency, nodes = read_edges(edges, header, undirected)
+        adjacency, nodes = read_edges(edges, header, undirected, weight)
     known = set(nodes)
     with reading(labels, "labels"):
         label_of = {} if labels is None else read_labels(

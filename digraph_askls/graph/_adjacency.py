@@ -8,6 +8,7 @@ import numpy as np
 from scipy import sparse
 
 from digraph_askls.graph._edge_index import from_edge_index, is_edge_index_graph
+from digraph_askls.graph._edge_weights import check_edge_weights
 from digraph_askls.graph._frames import from_edge_frame, is_dataframe
 
 __all__ = ["get_adjacency"]
@@ -49,8 +50,9 @@ def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None, columns=N
         a ``Graph`` it must hold exactly the graph's nodes; for an edge list it must hold every node of
         the edges and may add isolated nodes; for a matrix it names the ``n`` rows.
     weight : str or None, default="weight"
-        Edge attribute holding the weight of a networkx graph. ``None`` makes every edge
-        weigh 1, whatever the input form (the result is the 0/1 pattern).
+        Edge attribute holding the weight of a networkx graph (the weights column of a
+        DataFrame). ``None`` makes every edge weigh 1, whatever the input form (the
+        result is the 0/1 pattern).
     n_nodes : int, optional
         Number of nodes. With an edge list of integer ids and no ``nodelist``, the nodes
         are ``0, ..., n_nodes - 1`` (isolated ones included). Otherwise it is checked
@@ -138,7 +140,7 @@ def get_adjacency(graph, nodelist=None, weight="weight", n_nodes=None, columns=N
         raise ValueError(f"n_nodes={n_nodes} but the graph has {adjacency.shape[0]} nodes")
     if adjacency.shape[0] == 0:
         raise ValueError("the graph must have at least one node, got 0 nodes")
-    return _canonical(adjacency, weight), nodes
+    return _canonical(adjacency, weight, nodes), nodes
 
 
 def _check_nodelist(nodelist):
@@ -219,6 +221,7 @@ def _from_edge_list(edges, nodelist, n_nodes):
         nodes = _integer_nodes(sources, targets, n_nodes)
     else:
         nodes = list(dict.fromkeys(node for pair in zip(sources, targets) for node in pair))
+    check_edge_weights(weights, lambda i: (sources[i], targets[i]))
     index = {node: i for i, node in enumerate(nodes)}
     try:
         rows = np.fromiter((index[node] for node in sources), np.int64, len(sources))
@@ -278,10 +281,11 @@ def _integer_nodes(sources, targets, n_nodes):
     return list(range(int(n_nodes)))
 
 
-def _canonical(adjacency, weight):
+def _canonical(adjacency, weight, nodes):
     """Sorted indices, no duplicates, no stored zeros, valid weights (unit ones if
     ``weight`` is None). A matrix already in that form is returned without a copy: its
-    arrays are shared, never modified (large graphs are not held twice)."""
+    arrays are shared, never modified (large graphs are not held twice). A bad weight is
+    named by its edge, the first in row order (source, then target, in node order)."""
     adjacency = sparse.csr_array(adjacency, dtype=np.float64)
     data = adjacency.data
     canonical = (adjacency.has_canonical_format and not (data == 0).any()
@@ -290,13 +294,9 @@ def _canonical(adjacency, weight):
         adjacency = sparse.csr_array(adjacency, dtype=np.float64, copy=True)
         adjacency.sum_duplicates()
         data = adjacency.data
-    bad = ~np.isfinite(data) | (data < 0)
-    if bad.any():
-        first = data[bad][0]
-        raise ValueError(
-            "edge weights must be finite and non-negative, got "
-            f"{int(bad.sum())} bad weight(s), e.g. {first}"
-        )
+    check_edge_weights(data, lambda i: (
+        nodes[int(np.searchsorted(adjacency.indptr, i, side="right")) - 1],
+        nodes[int(adjacency.indices[i])]))
     if canonical:
         return adjacency
     adjacency.eliminate_zeros()

@@ -11,6 +11,8 @@ import numbers
 import numpy as np
 from scipy import sparse
 
+from digraph_askls.graph._edge_weights import check_edge_weights
+
 __all__ = ["as_numpy", "from_edge_index", "is_edge_index_graph"]
 
 
@@ -71,6 +73,9 @@ def from_edge_index(graph, nodelist=None, weight="weight"):
         if weights.dtype.kind not in "biuf":
             raise TypeError(f"edge_weight must hold numbers, got dtype {weights.dtype}")
         weights = weights.reshape(-1).astype(np.float64)
+        check_edge_weights(weights, lambda i: (
+            int(rows[i]) if nodelist is None else nodelist[rows[i]],
+            int(cols[i]) if nodelist is None else nodelist[cols[i]]))
     if nodelist is None:
         nodes = list(range(n))
     elif len(nodelist) != n:

@@ -104,12 +104,15 @@ def from_edge_frame(frame, nodelist=None, weight="weight", n_nodes=None, columns
     else:
         weights = pd.to_numeric(frame[weight_column], errors="coerce").to_numpy(
             dtype=np.float64, na_value=np.nan)
-        bad = ~np.isfinite(weights)
+        bad = ~np.isfinite(weights) | (weights < 0)
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"edge {row} of the edges DataFrame has the weight "
-                             f"{frame[weight_column].iloc[row]!r} (column "
-                             f"{weight_column!r}): expected a finite number")
+            value = frame[weight_column].iloc[row]
+            shown = repr(value) if isinstance(value, str) else str(value)
+            raise ValueError(f"edge {row} ({sources.iloc[row]!r} -> {targets.iloc[row]!r}) "
+                             f"of the edges DataFrame has the weight {shown} (column "
+                             f"{weight_column!r}): expected a finite number >= 0 (a "
+                             f"weight of 0 is no edge)")
     if nodelist is not None:
         index = pd.Index(nodelist)
         rows, cols = index.get_indexer(sources), index.get_indexer(targets)

@@ -24,6 +24,15 @@ class WalkKernel(GraphKernel):
     :func:`~digraph_askls.kernels.get_ppr_kernel`): nodes are alike when short walks join
     them. Suits graphs whose links join nodes of the same class (citations).
 
+    Parameters
+    ----------
+    alpha, beta, n_hops, dtype
+        As in :func:`~digraph_askls.kernels.get_ppr_kernel`.
+    weights : {"raw", "log1p", "binary"}, default="raw"
+        How the edge weights enter the degrees and the walk
+        (:mod:`~digraph_askls.kernels._weights`): as given, ``log(1 + w)``, or every edge
+        weighing 1.
+
     Examples
     --------
     >>> from digraph_askls.kernels import WalkKernel
@@ -33,11 +42,12 @@ class WalkKernel(GraphKernel):
 
     gammas = (0.01, 0.003, 0.03)
 
-    def __init__(self, alpha=0.9, beta=2.0, n_hops=20, dtype="float32"):
+    def __init__(self, alpha=0.9, beta=2.0, n_hops=20, dtype="float32", weights="raw"):
         self.alpha = alpha
         self.beta = beta
         self.n_hops = n_hops
         self.dtype = dtype
+        self.weights = weights
 
     def _build(self, adjacency, features):
         return get_ppr_kernel(adjacency, alpha=self.alpha, beta=self.beta,
@@ -67,12 +77,19 @@ class VoteKernel(WalkKernel):
 
     views = ("target",)
 
-    def __init__(self, alpha=0.85, beta=1.0, n_hops=20, dtype="float32"):
-        super().__init__(alpha=alpha, beta=beta, n_hops=n_hops, dtype=dtype)
+    def __init__(self, alpha=0.85, beta=1.0, n_hops=20, dtype="float32", weights="raw"):
+        super().__init__(alpha=alpha, beta=beta, n_hops=n_hops, dtype=dtype, weights=weights)
 
 
 class InDegreeKernel(GraphKernel):
     """The paper's in-degree normalised adjacency with self-loops ``D_in^-1 (A + I)``.
+
+    Parameters
+    ----------
+    weights : {"raw", "log1p", "binary"}, default="raw"
+        How the edge weights enter the kernel
+        (:mod:`~digraph_askls.kernels._weights`): as given, ``log(1 + w)``, or every edge
+        weighing 1.
 
     Examples
     --------
@@ -83,6 +100,9 @@ class InDegreeKernel(GraphKernel):
     """
 
     gammas = (1.0,)
+
+    def __init__(self, weights="raw"):
+        self.weights = weights
 
     def _build(self, adjacency, features):
         return get_in_degree_kernel(adjacency)
@@ -95,6 +115,15 @@ class LinkProfileKernel(GraphKernel):
     link is not a vote (web pages, Wikipedia): nodes that link to the same pages are
     alike, whatever the classes of those pages.
 
+    Parameters
+    ----------
+    out_weight, in_weight, power, normalization
+        As in :func:`~digraph_askls.kernels.get_link_profile_kernel`.
+    weights : {"raw", "log1p", "binary"}, default="raw"
+        How the edge weights enter the profiles
+        (:mod:`~digraph_askls.kernels._weights`): as given, ``log(1 + w)``, or every edge
+        weighing 1.
+
     Examples
     --------
     >>> from digraph_askls.kernels import LinkProfileKernel
@@ -104,11 +133,13 @@ class LinkProfileKernel(GraphKernel):
 
     gammas = (3.0, 10.0, 30.0, 100.0)
 
-    def __init__(self, out_weight=1.0, in_weight=0.5, power=2, normalization="cosine"):
+    def __init__(self, out_weight=1.0, in_weight=0.5, power=2, normalization="cosine",
+                 weights="raw"):
         self.out_weight = out_weight
         self.in_weight = in_weight
         self.power = power
         self.normalization = normalization
+        self.weights = weights
 
     def _build(self, adjacency, features):
         return get_link_profile_kernel(adjacency, self.out_weight, self.in_weight,
@@ -120,7 +151,7 @@ class AttributeKernel(GraphKernel):
 
     See :func:`~digraph_askls.kernels.get_attribute_kernel`. ``propagation="directed"``
     gives the asymmetric kernel whose source map travels along out-links and target
-    map along in-links.
+    map along in-links. Each link counts once in the means, whatever its weight.
 
     Examples
     --------
@@ -154,7 +185,8 @@ class SmoothedAttributeKernel(GraphKernel):
     See :func:`~digraph_askls.kernels.get_smoothed_attribute_kernel`: one map the width
     of the features, each feature's weight shared by all distances. Suits graphs whose
     neighbours share classes when few nodes are labelled, where the per-hop blocks of
-    :class:`AttributeKernel` have too many weights to learn. The diffusion steps run in
+    :class:`AttributeKernel` have too many weights to learn. Each link counts once,
+    whatever its weight. The diffusion steps run in
     ``dtype``: float32 by default, as the other propagated kernels' steps, which halves
     their memory and takes about 0.6 times float64's time on CiteSeer's 3,703 attributes;
     its rounding (about 1e-7 relative in the map) left every choice and accuracy of 28
@@ -189,6 +221,15 @@ class RoleKernel(GraphKernel):
     features, or, with ``bins``, one-hot in quantile bins of degrees and attribute
     amount. Uses the node features when given, but does not need them.
 
+    Parameters
+    ----------
+    bins : int, optional
+        As in :func:`~digraph_askls.kernels.get_role_kernel`.
+    weights : {"raw", "log1p", "binary"}, default="raw"
+        How the edge weights enter the strengths (sums of weights)
+        (:mod:`~digraph_askls.kernels._weights`): as given, ``log(1 + w)``, or every edge
+        weighing 1.
+
     Examples
     --------
     >>> from digraph_askls.kernels import RoleKernel
@@ -198,8 +239,9 @@ class RoleKernel(GraphKernel):
 
     gammas = (0.1, 1.0, 10.0)
 
-    def __init__(self, bins=None):
+    def __init__(self, bins=None, weights="raw"):
         self.bins = bins
+        self.weights = weights
 
     def _build(self, adjacency, features):
         return get_role_kernel(adjacency, features=features, bins=self.bins)

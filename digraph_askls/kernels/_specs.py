@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator
 from digraph_askls.graph import get_adjacency
 from digraph_askls.kernels._power import ElementwisePowerKernel
 from digraph_askls.kernels._sum import get_kernel_sum
+from digraph_askls.kernels._weights import transform_weights
 
 __all__ = ["GraphKernel", "NamedKernel", "PowerKernel", "SumKernel", "gamma_grid"]
 
@@ -29,12 +30,17 @@ class GraphKernel(BaseEstimator):
     ``needs_features`` and ``gammas`` (the regularisation values that suit the family's
     scale, tried by :class:`~digraph_askls.NodeClassifier` when it selects), and may set
     ``views``: the views that ``merge="auto"`` reads the kernel through (None: the
-    selection compares the merges of both).
+    selection compares the merges of both). The families that read the edge weights take
+    a ``weights`` parameter (:mod:`~digraph_askls.kernels._weights`): :meth:`make`
+    transforms the weights once, before the kernel is built; the others read the graph
+    as given.
     """
 
     needs_features = False
     gammas = (0.01,)
     views = None
+    #: How the edge weights enter (a recipe saved before the parameter existed: as given).
+    weights = "raw"
 
     def make(self, adjacency, features=None, reference=None):
         """Build the kernel on a graph.
@@ -57,6 +63,7 @@ class GraphKernel(BaseEstimator):
         sparse matrix or LinearOperator of shape (n_nodes, n_nodes)
         """
         adjacency, _ = get_adjacency(adjacency)
+        adjacency = transform_weights(adjacency, self.weights)
         if self.needs_features and features is None:
             raise ValueError(f"{self!r} needs node features: pass features= to fit")
         if reference is None:

@@ -121,18 +121,18 @@ class NodeClassifier(ClassifierMixin, FittedAttributesMixin, BaseEstimator):
         Tsamardinos et al., Machine Learning 107, 2018), ``score_interval`` (90 %),
         ``score_reliable``, ``held_out_accuracy``, ``accuracy``,
         ``accuracy_interval``, ``accuracy_reliable`` (the score's under the accuracy,
-        else None) and ``optimism``. A value that does not apply is None.
+        else None), ``optimism`` and ``weights_screen`` (how the reading of the edge
+        weights was chosen). A value that does not apply is None.
     cv_results_ : dict of lists
         One entry per configuration tried: ``kernel``, ``gamma``, ``engine``,
         ``mean_test_score``, ``cv_accuracy``, ``merge``, ``fit_time``, ``scored_on`` and
         ``rank_test_score``. Empty lists when nothing was selected.
     preset_ : str or None
-        The preset in effect (``"auto"`` resolved).
+        The preset in effect.
     calibrator_ : object or None
         What calibrates :meth:`predict_proba` (None: fitted as given).
     thresholds_ : ndarray of shape (n_labels,) or None
-        With several labels per node: a label is predicted where its decision value
-        exceeds its threshold; None otherwise.
+        Several labels per node: a label is predicted above its threshold.
 
     Examples
     --------
@@ -201,8 +201,7 @@ class NodeClassifier(ClassifierMixin, FittedAttributesMixin, BaseEstimator):
             weight="weight"):
         """Fit on the labelled nodes of ``graph``.
 
-        Nothing is written on the estimator until the selection has succeeded: a fit
-        that fails leaves it as it was.
+        A fit that fails leaves the estimator as it was.
 
         Parameters
         ----------
@@ -228,7 +227,8 @@ class NodeClassifier(ClassifierMixin, FittedAttributesMixin, BaseEstimator):
             gamma, merge) that the folds of the other labelled nodes rank is fitted on
             them and scored on these (``selection_["engine"] == "validation"``).
         nodelist, weight
-            As in :func:`digraph_askls.graph.get_adjacency`.
+            As in :func:`digraph_askls.graph.get_adjacency` (``weight=None``: every
+            edge weighs 1).
 
         Returns
         -------

@@ -27,6 +27,7 @@ from .selection import (DEFAULT_POLICY, FitSettings, Problem, SearchSpace, as_re
                         check_scoring, default_kernels, multilabel_kernels, node_keys)
 from .selection._multilabel import MULTILABEL_MERGES, multilabel_scoring
 from .selection._scoring import check_two_classes
+from .selection._weights import screen_weights
 
 __all__ = ["FitPlan", "PRESETS", "plan_fit", "resolve_config", "selection_split"]
 
@@ -136,6 +137,10 @@ def plan_fit(params, graph, labels, features, valid, nodelist, weight, warn_dept
         check_two_classes(params["scoring"], np.unique(codes[train]).size)
     policy = DEFAULT_POLICY if params["policy"] is None else params["policy"]
     recipes = _recipes(config, inputs, codes[train], policy, graph, labels, warn_depth + 3)
+    screen = None
+    if _is_auto(config["kernel"]):          # the reading of the edge weights, chosen
+        recipes, screen = screen_weights(recipes, inputs.adjacency, train, codes[train],
+                                         params["random_state"], policy)
     weights = _class_weights(params["class_weight"], classes, codes[train])
     costs = None
     if weights is not None:
@@ -152,7 +157,7 @@ def plan_fit(params, graph, labels, features, valid, nodelist, weight, warn_dept
         node_keys(inputs.adjacency, inputs.features)[train], params["operator"],
         preset is not None, held, None if held is None else codes[held], len(classes))
     space = SearchSpace(tuple(recipes), None if _is_auto(config["gamma"])
-                        else config["gamma"], config["merge"])
+                        else config["gamma"], config["merge"], screen)
     return FitPlan(space, problem, node_index.nodes, classes, costs, preset,
                    fitted_features(inputs.given, inputs.features), weight)
 

@@ -28,6 +28,10 @@ key                    meaning
 ``accuracy_interval``, score under the accuracy, None under another scorer (nothing
 ``accuracy_reliable``  chose by accuracy, so no estimate of it is corrected)
 ``optimism``           how much choosing the best may flatter the raw figure
+``weights_screen``     on a graph whose edges do not all weigh the same, under
+                       ``kernel="auto"``: the held-out accuracy of the walk kernel's
+                       votes under each reading of the weights (``"raw"``,
+                       ``"log1p"``, ``"binary"``); the best is every candidate's
 =====================  =============================================================
 """
 
@@ -45,7 +49,7 @@ logger = logging.getLogger(__name__)
 SELECTION_KEYS = ("kernel", "gamma", "merge", "engine", "n_folds", "n_valid", "scoring",
                   "score", "held_out_score", "score_estimate", "score_interval",
                   "score_reliable", "held_out_accuracy", "accuracy", "accuracy_interval",
-                  "accuracy_reliable", "optimism")
+                  "accuracy_reliable", "optimism", "weights_screen")
 
 #: The columns of ``cv_results_``, one entry per configuration tried.
 CV_COLUMNS = ("kernel", "gamma", "engine", "mean_test_score", "cv_accuracy", "merge",
@@ -155,5 +159,5 @@ def selection_record(kernel, gamma, *, score, estimate, interval, held_out, opti
                   accuracy=estimate if by_accuracy else None,
                   accuracy_interval=interval if by_accuracy else None,
                   accuracy_reliable=reliable if by_accuracy else None,
-                  optimism=optimism)
+                  optimism=optimism, weights_screen=None)
     return record

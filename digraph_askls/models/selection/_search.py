@@ -44,11 +44,13 @@ __all__ = ["Problem", "SearchResult", "SearchSpace", "route", "search"]
 
 class SearchSpace(NamedTuple):
     """The configurations to choose among: kernel ``recipes``, ``gammas`` (None: each
-    recipe's own grid) and ``merge`` (``"auto"``: compared)."""
+    recipe's own grid) and ``merge`` (``"auto"``: compared); ``weights_screen``: how the
+    recipes' reading of the edge weights was chosen (:mod:`~._weights`), or None."""
 
     recipes: tuple
     gammas: object
     merge: str
+    weights_screen: Optional[dict] = None
 
 
 class Problem(NamedTuple):
@@ -119,6 +121,14 @@ def route(space, problem):
 
 def search(space, problem):
     """Choose among ``space`` on ``problem`` and fit the winner (a :class:`SearchResult`)."""
+    result = _routed(space, problem)
+    if space.weights_screen is None:
+        return result
+    return result._replace(selection=dict(result.selection,
+                                          weights_screen=space.weights_screen))
+
+
+def _routed(space, problem):
     how = route(space, problem)
     if how == "several labels":
         kernel, estimator, selection, cv_results, calibrator, thresholds = \
