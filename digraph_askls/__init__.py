@@ -19,7 +19,7 @@ _LAZY = {name: "models" for name in ("AsKLSClassifier", "KernelViews", "LSSVMCla
                                      "NodeClassifier", "NodeClassifierCV")}
 
 _SUBPACKAGES = ("datasets", "distributed", "embedding", "evaluation", "graph", "kernels",
-                "linalg", "models")
+                "linalg", "models", "peers")
 
 __all__ = [
     "AsKLSClassifier",

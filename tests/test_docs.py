@@ -16,7 +16,8 @@ DOCS = REPO / "docs"
 # digraph_askls.models re-exports the estimators that the top level documents.
 MODULES = ["digraph_askls", "digraph_askls.graph", "digraph_askls.datasets",
            "digraph_askls.kernels", "digraph_askls.linalg", "digraph_askls.models",
-           "digraph_askls.evaluation", "digraph_askls.embedding", "digraph_askls.distributed"]
+           "digraph_askls.evaluation", "digraph_askls.embedding", "digraph_askls.distributed",
+           "digraph_askls.peers"]
 DOCUMENTED_ELSEWHERE = {"__version__"}
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from scipy import sparse
 
 from digraph_askls import NodeClassifier, NodeClassifierCV
-from experiments import PeerClassifier
+from digraph_askls.peers import PeerClassifier
 
 MAX_NODES = 8
 SETTINGS = settings(max_examples=40, deadline=timedelta(seconds=5), database=None,
