@@ -44,7 +44,7 @@ __all__ = ["PEERS", "PeerClassifier"]
 #: ``"diffusion"``, the heat diffusion of the labels (``DiffusionClassifier``).
 PEERS = {"pagerank": "PageRankClassifier", "diffusion": "DiffusionClassifier"}
 
-INSTALL_HINT = ('pip install "digraph_askls[peers]" (from a source checkout: '
+_INSTALL_HINT = ('pip install "digraph_askls[peers]" (from a source checkout: '
                 'pip install ".[peers]"; or pip install scikit-network)')
 
 
@@ -54,7 +54,7 @@ def _sknetwork_classification():
         return importlib.import_module("sknetwork.classification")
     except ImportError as exc:
         raise ImportError(f"PeerClassifier needs scikit-network, which is not installed: "
-                          f"{INSTALL_HINT}") from exc
+                          f"{_INSTALL_HINT}") from exc
 
 
 class PeerClassifier(FittedAttributesMixin, BaseEstimator):
