@@ -16,7 +16,6 @@ repository), the kernel gets on its ``PYTHONPATH`` a folder that holds only a li
 this checkout's ``digraph_askls``: the library under test, and still nothing else.
 """
 
-import os
 import shutil
 import subprocess
 import sys
