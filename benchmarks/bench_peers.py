@@ -18,11 +18,11 @@ import sys
 import warnings
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the harness, experiments/
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # this checkout's package
 from digraph_askls.datasets import load_dataset, make_directed_sbm  # noqa: E402
 from digraph_askls.model_selection import evaluate_node_classifier, random_splits  # noqa: E402
 from digraph_askls.models import NodeClassifier  # noqa: E402
-from experiments import PeerClassifier  # noqa: E402
+from digraph_askls.peers import PeerClassifier  # noqa: E402
 
 PEER = "PageRank peer (undirected)"
 

@@ -29,11 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the harness, experiments/
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # this checkout's package
 from digraph_askls import NodeClassifier  # noqa: E402
 from digraph_askls.datasets import load_dataset  # noqa: E402
 from digraph_askls.model_selection import fixed_splits, random_splits  # noqa: E402
-from experiments import PeerClassifier  # noqa: E402
+from digraph_askls.peers import PeerClassifier  # noqa: E402
 
 METHODS = ("default (selection)", "walk kernel alone (the former default)", "PageRank peer")
 

@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # the harness, ex
 from digraph_askls import NodeClassifier  # noqa: E402
 from digraph_askls.datasets import load_dataset  # noqa: E402
 from digraph_askls.model_selection import random_splits  # noqa: E402
+from digraph_askls.peers import PeerClassifier  # noqa: E402
 from experiments._comparison_report import paired_difference  # noqa: E402
-from experiments._peers import PeerClassifier  # noqa: E402
 
 
 def main():

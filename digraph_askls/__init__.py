@@ -21,7 +21,7 @@ _LAZY = {name: "models" for name in ("AsKLSClassifier", "KernelViews", "LSSVMCla
 _DEPRECATED = {"NodeClassifierCV": "models._node_cv"}
 
 _SUBPACKAGES = ("datasets", "distributed", "embedding", "evaluation", "graph", "kernels",
-                "linalg", "metrics", "model_selection", "models")
+                "linalg", "metrics", "model_selection", "models", "peers")
 
 __all__ = [
     "AsKLSClassifier",

@@ -18,7 +18,7 @@ from ._gnn import GNNClassifier
 from ._gnn_config import GNN_CONFIGS, GNN_METHODS
 from ._gnn_table import (FEW_LABEL_DATASETS, GNN_DATASETS, GNN_TABLE_METHODS, format_gnn,
                          run_gnn_table)
-from ._peers import PEERS, PeerClassifier
+from digraph_askls.peers import PEERS, PeerClassifier
 from digraph_askls.model_selection import (TrialResults, class_splits, evaluate_node_classifier,
                                            fixed_splits, kernel_family, random_splits, takes_valid)
 from ._published import PUBLISHED_FEW_LABELS
@@ -42,10 +42,8 @@ __all__ = [
     "PAPER_TABLE1",
     "PAPER_TABLE3",
     "PAPER_TABLE4",
-    "PEERS",
     "PUBLISHED_FEW_LABELS",
     "PUBLISHED_DIRECTED",
-    "PeerClassifier",
     "TrialResults",
     "class_splits",
     "evaluate_kl_kernel",

@@ -22,11 +22,12 @@ from digraph_askls.datasets import load_dataset
 from digraph_askls.kernels import (AttributeKernel, LinkProfileKernel, RoleKernel,
                                    SmoothedAttributeKernel, WalkKernel)
 from digraph_askls.models import NodeClassifier
+from digraph_askls.peers import PeerClassifier
 from ._cells import CellCache
 from ._directed_plot import plot_directed
 from ._gnn import GNNClassifier
 from ._gnn_config import GNN_METHODS, get_config
-from ._peers import PeerClassifier
+from digraph_askls.peers import PeerClassifier
 from ._protocols import check_protocol
 from digraph_askls.model_selection import class_splits, fixed_splits, random_splits
 from ._published import PUBLISHED_DIRECTED, published_rows

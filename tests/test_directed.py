@@ -7,7 +7,9 @@ import pytest
 
 import experiments._directed as directed
 import experiments._runner as runner
-from experiments import DIRECTED_METHODS, PUBLISHED_DIRECTED, PeerClassifier, format_directed, plot_directed, run_directed
+from digraph_askls.peers import PeerClassifier
+from experiments import (DIRECTED_METHODS, PUBLISHED_DIRECTED, format_directed, plot_directed,
+                         run_directed)
 from digraph_askls.model_selection import evaluate_node_classifier
 from digraph_askls.graph import Graph, get_adjacency
 from digraph_askls.kernels import AttributeKernel

@@ -17,7 +17,7 @@ DOCS = REPO / "docs"
 MODULES = ["digraph_askls", "digraph_askls.graph", "digraph_askls.datasets",
            "digraph_askls.kernels", "digraph_askls.linalg", "digraph_askls.models",
            "digraph_askls.metrics", "digraph_askls.model_selection", "digraph_askls.embedding",
-           "digraph_askls.distributed"]
+           "digraph_askls.distributed", "digraph_askls.peers"]
 DOCUMENTED_ELSEWHERE = {"__version__"}
 # Deprecated names stay importable but are kept out of the API reference.
 DEPRECATED = {"NodeClassifierCV"}

@@ -84,7 +84,7 @@ def test_command_line_reports_unknown_dataset(capsys):
 
 
 def test_joint_stacking_reads_one_way_flows_that_votes_and_per_class_stacking_miss():
-    from experiments import PeerClassifier
+    from digraph_askls.peers import PeerClassifier
 
     adjacency, labels = make_directed_sbm(4000, 5, 10, p_in=0.5, random_state=3)
     splits = random_splits(labels, 0.6, 1, random_state=0)

@@ -19,7 +19,7 @@ from scipy import sparse
 
 from digraph_askls import NodeClassifier
 from digraph_askls.models._node_cv import NodeClassifierCV
-from experiments import PeerClassifier
+from digraph_askls.peers import PeerClassifier
 
 MAX_NODES = 8
 SETTINGS = settings(max_examples=40, deadline=timedelta(seconds=5), database=None,

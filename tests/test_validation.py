@@ -9,7 +9,7 @@ from sklearn.exceptions import DataConversionWarning, NotFittedError
 from digraph_askls import AsKLSClassifier, LSSVMClassifier, NodeClassifier
 from digraph_askls.models._node_cv import NodeClassifierCV
 from digraph_askls.embedding import NERD
-from experiments import PeerClassifier
+from digraph_askls.peers import PeerClassifier
 
 K = np.array([[1.0, 0.8, 0.1, 0.0], [0.8, 1.0, 0.0, 0.2],
               [0.1, 0.0, 1.0, 0.9], [0.0, 0.2, 0.9, 1.0]])
