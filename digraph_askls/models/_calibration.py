@@ -23,9 +23,13 @@ mixture, the posterior mean of a Dirichlet of prior mean ``pi`` and weight ``a``
 
     p = (n q + a pi) / (n + a).
 
-``a`` defaults to the number of classes ``k``, so no probability exceeds
-``(n + a max(pi)) / (n + a)``: with 4 labels of 2 classes, ``5 / 6``; with 140 labels of
-7 classes, at most ``141 / 147 = 0.959``; the mixture fades as ``a / (n + a)``.
+No probability then exceeds ``(n + a max(pi)) / (n + a)``. By default ``a`` is the
+least weight that keeps every probability at or below ``(n + 1) / (n + 2)``, Laplace's
+rule of succession for a class named right by ``n`` labels out of ``n``: the prior's
+share ``a / (n + a) = 1 / ((n + 2) (1 - max(pi)))``. With 4 labels of 2 classes no
+probability exceeds ``5 / 6`` (the share is ``1 / 3``, ``a = 2``); with 140 labels of
+7 classes, ``141 / 142``, at a share under 1 %: no more prior than keeps a handful of
+labels from certainty, and nearly none once labels are many.
 
 The rule: the identity unless held-out labels show a gain
 --------------------------------------------------------
@@ -206,6 +210,16 @@ def _sample(y, folds, rng):
                                    in zip(ends, ends[1:]) if stop > start]
 
 
+def _least_pseudo_count(evidence, prior):
+    """The ``a`` of the module's docstring: the least prior weight that keeps every
+    probability at or below ``(n + 1) / (n + 2)``."""
+    room = 1.0 - float(prior.max())
+    if room <= 0.0:                             # one class: certainty is right
+        return 0.0
+    share = min(1.0 / ((evidence + 2.0) * room), 1.0)       # a / (n + a)
+    return np.inf if share >= 1.0 else share * evidence / (1.0 - share)
+
+
 def _check_codes(y, n, k):
     y = np.asarray(y)
     if y.shape != (n,) or not np.issubdtype(y.dtype, np.integer) or (
@@ -277,8 +291,9 @@ class TemperatureCalibrator:
     Parameters
     ----------
     pseudo_count : "auto" or float, default="auto"
-        The weight ``a`` of the class prior, in observations; ``"auto"``: the number of
-        classes. 0 is no mixture.
+        The weight ``a`` of the class prior, in observations; ``"auto"``: the least
+        that keeps every probability at or below ``(n + 1) / (n + 2)`` (the module's
+        docstring). 0 is no mixture.
     norm_scaling : bool, default=True
         Fit ``T(z) = T0 + s ||z - mean(z)||``; False fixes ``s = 0``, one temperature
         for every row.
@@ -352,12 +367,15 @@ class TemperatureCalibrator:
         labels ``y`` (all of them, with their ``weights``: the evidence and the prior
         count every label)."""
         k = logits.shape[1]
-        a = float(k) if self.pseudo_count == "auto" else float(self.pseudo_count)
-        if not np.isfinite(a) or a < 0:
-            raise ValueError(f"pseudo_count must be 'auto' or a number >= 0, got "
-                             f"{self.pseudo_count!r}")
         evidence = float(weights.sum())
         prior = (np.bincount(y, weights=weights, minlength=k) + 1.0) / (evidence + k)
+        if isinstance(self.pseudo_count, str) and self.pseudo_count == "auto":
+            a = _least_pseudo_count(evidence, prior)
+        else:
+            a = float(self.pseudo_count)
+            if not np.isfinite(a) or a < 0:
+                raise ValueError(f"pseudo_count must be 'auto' or a number >= 0, got "
+                                 f"{self.pseudo_count!r}")
         scale = max(float(logits.std()), 1e-12) if logits.size else 1.0
         # The search reads logits of unit spread: T0 in those units is exp(log T0), and
         # the identity (T0 = 1 in the logits' own units) is log T0 = -log(scale).
@@ -365,7 +383,8 @@ class TemperatureCalibrator:
         bounds = [(min(LOG_TEMPERATURE_BOUNDS[0], identity[0]),
                    max(LOG_TEMPERATURE_BOUNDS[1], identity[0])),
                   (0.0, SLOPE_MAX if self.norm_scaling else 0.0)]
-        kept = evidence / (evidence + a) if evidence + a > 0 else 1.0
+        kept = 1.0 - (1.0 if np.isinf(a) else a / (evidence + a) if evidence + a > 0
+                      else 0.0)
         rows = _Rows(_centred(logits) / scale, y[index], weights[index], kept,
                      (1.0 - kept) * prior)
         if folds is None:
@@ -386,9 +405,14 @@ class TemperatureCalibrator:
         self.shrinkage_ = float(shrinkage)
         return self
 
-    def _mixture(self, q):
+    def _prior_share(self):
+        """``a / (n + a)``."""
         n, a = self.n_evidence_, self.pseudo_count_
-        return (n * q + a * self.prior_) / (n + a)
+        return 1.0 if np.isinf(a) else a / (n + a) if n + a > 0 else 0.0
+
+    def _mixture(self, q):
+        share = self._prior_share()
+        return (1.0 - share) * q + share * self.prior_
 
     def predict_proba(self, logits):
         """Calibrated class probabilities (n, k) of logits (n, k) (or binary scores):
@@ -402,8 +426,8 @@ class TemperatureCalibrator:
 
     def max_probability(self):
         """The largest probability the calibrator can give, ``(n + a max pi) / (n + a)``."""
-        return float((self.n_evidence_ + self.pseudo_count_ * self.prior_.max())
-                     / (self.n_evidence_ + self.pseudo_count_))
+        share = self._prior_share()
+        return float(1.0 - share + share * self.prior_.max())
 
 
 def held_out_merge_proba(estimator, features, codes, n_folds=5, random_state=None):
