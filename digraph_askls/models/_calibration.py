@@ -101,7 +101,7 @@ SLOPE_MAX = 400.0
 #: many: two parameters and one pooling weight need no more (their standard errors
 #: shrink as one over the square root of the labels), and the cost of the calibration
 #: stops growing with the graph.
-SUBSAMPLE_SIZE = 2000
+SUBSAMPLE_SIZE = 1000
 #: Folds of the cross-fit that chooses how far to move from the identity.
 CROSS_FIT_FOLDS = 5
 #: The seed of the subsample and of the cross-fit's folds when ``random_state`` is None,
