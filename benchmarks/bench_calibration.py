@@ -16,22 +16,25 @@ root::
         --out docs/results
 
 writes ``calibration.json`` (per graph: the error of every draw, pooled, the accuracy
-and mean confidence, and the two floors below) and ``calibration.png`` (the reliability
+and mean confidence, and the expected errors of two estimators below, with the commit
+that ran) , ``calibration.md`` (the table) and ``calibration.png`` (the reliability
 diagrams, pooled; bins of fewer than 10 test nodes left out of the lines).
 
-The floors say what error a draw's calibrated probabilities could reach at best, by
-simulation (``N_SIMULATED`` outcomes a draw, seeded): ``perfect``, the expected error if
-every test node were right with exactly its confidence (what 10 bins of that many test
-nodes measure of a perfectly calibrated model); ``labelled``, the same model seen
-through ``m`` labelled nodes (the draw's): each simulation draws ``m`` of the
+Beside the measured errors, two expected errors of given estimators, by simulation
+(``N_SIMULATED`` outcomes a draw, seeded), from the draw's calibrated confidences; they
+are expectations of what these estimators would measure, not bounds on what any
+calibration could reach: ``if_calibrated``, the expected error if every test node were
+right with exactly its confidence (what 10 bins of that many test nodes measure of a
+perfectly calibrated model); ``mean_shift``, the expected error of one estimator of the
+level seen through ``m`` labelled nodes (the draw's): each simulation draws ``m`` of the
 confidences, right each with its probability, and shifts every confidence by the mean
-of their residuals (right minus confidence), the level a calibrator of the right shape
-would learn from them. It is the floor of any calibrator fitted on the labelled nodes
-alone, however right the shape of its map: their residuals are all it sees of the level.
+of their residuals (right minus confidence). Another estimator of the level (a shift
+shrunk towards zero, say) has another expected error, lower or higher.
 """
 
 import argparse
 import json
+import textwrap
 import warnings
 from pathlib import Path
 
@@ -49,7 +52,7 @@ GRAPHS = ("cora", "citeseer", "pubmed", "polblogs", "texas", "wisconsin", "chame
 #: Graphs without fixed splits: 20 labelled nodes per class, drawn.
 RANDOM_DRAWS = ("cora", "citeseer", "pubmed", "polblogs")
 N_RANDOM_DRAWS = 10
-#: Simulated outcomes per draw for the floors.
+#: Simulated outcomes per draw for the expected errors.
 N_SIMULATED = 200
 #: Fewest pooled test nodes of a bin drawn in the reliability diagram.
 MIN_BIN = 10
@@ -81,19 +84,19 @@ def probabilities(graph, train, test):
     return found
 
 
-def floors(proba, n_labelled, rng):
+def expected_errors(proba, n_labelled, rng):
     """Expected error (10 bins) of ``proba``'s confidences if they were exactly right
-    (``perfect``), and if their level were known from ``n_labelled`` labels
-    (``labelled``): see the module's docstring."""
+    (``if_calibrated``), and of the mean-shift estimator of their level from
+    ``n_labelled`` labels (``mean_shift``): see the module's docstring."""
     confidence = proba.max(axis=1)
-    found = {"perfect": [], "labelled": []}
+    found = {"if_calibrated": [], "mean_shift": []}
     for _ in range(N_SIMULATED):
         right = rng.random(confidence.size) < confidence
-        found["perfect"].append(_confidence_error(confidence, right))
+        found["if_calibrated"].append(_confidence_error(confidence, right))
         seen = rng.choice(confidence, n_labelled)
         shift = np.mean(rng.random(n_labelled) < seen) - seen.mean()
         right = rng.random(confidence.size) < np.clip(confidence - shift, 0, 1)
-        found["labelled"].append(_confidence_error(confidence, right))
+        found["mean_shift"].append(_confidence_error(confidence, right))
     return {kind: float(np.mean(errors)) for kind, errors in found.items()}
 
 
@@ -152,18 +155,67 @@ def plot(results, path):
     fig.savefig(path, dpi=130)
 
 
+def commit():
+    """The commit of the working tree, ``+`` appended when it has changes."""
+    import subprocess
+
+    def git(*args):
+        return subprocess.run(["git", *args], capture_output=True, text=True,
+                              cwd=Path(__file__).parent).stdout.strip()
+
+    head = git("rev-parse", "--short", "HEAD")
+    return head + ("+" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def table(results, seed, revision):
+    """The Markdown page of ``results``: per graph, the mean over the draws (or splits)
+    and the pooled error, uncalibrated beside calibrated, then every draw."""
+    draws_named = "development draws, seed 0" if seed == 0 else f"draws of seed {seed}"
+    about = textwrap.fill(
+        f"Written by `benchmarks/bench_calibration.py` at commit `{revision}`. Expected "
+        "calibration error (10 bins) of the test nodes: the merge's probabilities "
+        "(uncalibrated) and `predict_proba` (calibrated), the same fits. *Per draw*: the "
+        "mean over the draws or splits; *pooled*: the test nodes of every draw together. "
+        "The last two columns are expected errors of two given estimators, by simulation "
+        "from the calibrated confidences (the script's docstring): a perfectly calibrated "
+        "model on these test nodes, and the level learnt as the mean residual of as many "
+        "labelled nodes; neither bounds what a calibration can reach.", 100)
+    lines = [f"# Calibration of `predict_proba` ({draws_named})", "", about,
+             "",
+             "| graph | per draw, uncalibrated | per draw, calibrated | pooled, "
+             "uncalibrated | pooled, calibrated | accuracy / confidence, calibrated | "
+             "expected: calibrated model | expected: mean shift |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, result in results.items():
+        raw, cal = result["uncalibrated"], result["calibrated"]
+        lines.append(f"| {name} | {raw['ece_mean']:.4f} | {cal['ece_mean']:.4f} | "
+                     f"{raw['ece_pooled']:.4f} | {cal['ece_pooled']:.4f} | "
+                     f"{cal['accuracy']:.3f} / {cal['confidence']:.3f} | "
+                     f"{cal['expected_if_calibrated']:.4f} | "
+                     f"{cal['expected_mean_shift']:.4f} |")
+    lines += ["", "Every draw (uncalibrated -> calibrated):", ""]
+    for name, result in results.items():
+        pairs = zip(result["uncalibrated"]["ece_draws"],
+                    result["calibrated"]["ece_draws"])
+        lines.append(f"- {name}: " + ", ".join(f"{a:.3f} -> {b:.3f}"
+                                              for a, b in pairs))
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-home", default="../shared/datasets")
     parser.add_argument("--graphs", nargs="+", default=list(GRAPHS))
-    parser.add_argument("--out", default=None, help="folder for calibration.json and .png")
+    parser.add_argument("--out", default=None,
+                        help="folder for calibration.json, .md and .png")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the drawn splits (0: development); "
-                             "another writes calibration-<seed>.json and .png")
+                             "another writes calibration-<seed>.json, .md and .png")
     args = parser.parse_args(argv)
+    revision = commit()
     results = {}
     for name in args.graphs:
-        per_draw, pooled, truth, floor = {}, {}, [], {}
+        per_draw, pooled, truth, expected = {}, {}, [], {}
         rng = np.random.default_rng(0)
         for graph, train, test in draws(name, args.data_home, args.seed):
             truth.append(graph.labels[test])
@@ -171,32 +223,37 @@ def main(argv=None):
                 per_draw.setdefault(kind, []).append(
                     expected_calibration_error(graph.labels[test], proba))
                 pooled.setdefault(kind, []).append(proba)
-            for kind, error in floors(pooled["calibrated"][-1], train.size, rng).items():
-                floor.setdefault(kind, []).append(error)
+            for kind, error in expected_errors(pooled["calibrated"][-1], train.size,
+                                               rng).items():
+                expected.setdefault(kind, []).append(error)
         y = np.concatenate(truth)
         results[name] = {}
         for kind in ("uncalibrated", "calibrated"):
             proba = np.vstack(pooled[kind])
-            result = {"ece_draws": per_draw[kind], "ece_mean": float(np.mean(per_draw[kind])),
+            result = {"ece_draws": per_draw[kind],
+                      "ece_mean": float(np.mean(per_draw[kind])),
                       "ece_pooled": expected_calibration_error(y, proba),
                       "accuracy": float(np.mean(proba.argmax(axis=1) == y)),
                       "confidence": float(proba.max(axis=1).mean()),
                       "reliability": reliability(y, proba)}
             if kind == "calibrated":
-                for floor_kind, errors in floor.items():
-                    result[f"floor_{floor_kind}_draws"] = errors
-                    result[f"floor_{floor_kind}"] = float(np.mean(errors))
+                for estimator, errors in expected.items():
+                    result[f"expected_{estimator}_draws"] = errors
+                    result[f"expected_{estimator}"] = float(np.mean(errors))
             results[name][kind] = result
             print(f"{name} {kind}: ECE mean over draws {result['ece_mean']:.4f}, pooled "
                   f"{result['ece_pooled']:.4f}; accuracy {result['accuracy']:.4f}, mean "
                   f"confidence {result['confidence']:.4f}" + (
-                      f"; floors: perfect {result['floor_perfect']:.4f}, labelled "
-                      f"{result['floor_labelled']:.4f}" if "floor_perfect" in result else ""),
-                  flush=True)
+                      f"; expected errors: calibrated model "
+                      f"{result['expected_if_calibrated']:.4f}, mean shift "
+                      f"{result['expected_mean_shift']:.4f}"
+                      if "expected_if_calibrated" in result else ""), flush=True)
     if args.out:
         out = Path(args.out)
         stem = "calibration" if args.seed == 0 else f"calibration-{args.seed}"
-        (out / f"{stem}.json").write_text(json.dumps(results, indent=1))
+        (out / f"{stem}.json").write_text(json.dumps(
+            {"commit": revision, "seed": args.seed, "graphs": results}, indent=1))
+        (out / f"{stem}.md").write_text(table(results, args.seed, revision))
         plot(results, out / f"{stem}.png")
 
 

@@ -1,57 +1,112 @@
-"""Probabilities that say no more than the evidence: temperature scaling, shrunk to the prior.
+"""Probabilities that say no more than the evidence: a temperature fitted on held-out
+labels, moved from the identity only as far as held-out labels show it helps.
 
-Temperature scaling (Guo et al., ICML 2017) divides a model's logits ``z`` by one scalar
-``T`` shared by all classes, ``q = softmax(z / T)``, with ``T`` chosen to minimise the
-log-loss of held-out (out-of-fold) logits; it changes no prediction. Fitted on ``n``
-held-out labels, it can still answer with certainty: four labels that the folds all get
-right drive ``T`` towards 0 and the probabilities towards 0 and 1, yet four right answers
-are weak evidence that the next one is right.
+The map
+-------
+A model's logits ``z`` (for the merge of :class:`~digraph_askls.AsKLSClassifier`, its
+log-probabilities) are centred, ``c = z - mean(z)`` (the softmax does not change), and
+divided by a temperature that grows with their length::
 
-The calibrator therefore reads ``q`` as an estimate backed by the ``n`` held-out labels
-it was fitted on, and the class prior ``pi`` (the held-out labels' class shares, with one
-pseudo-count each, Laplace's rule) as ``a`` more observations, and answers their mixture::
+    T(z) = T0 + s ||c||,        q = softmax(c / T(z)),
+
+``T0 > 0``, ``s >= 0``: ``s = 0`` is temperature scaling (Guo et al., ICML 2017);
+``T0 -> 0`` reads only the direction of ``c``, capping every row's logits at length
+``1 / s``. Where the length measures how much evidence reached a node rather than how
+clear it is (a vote kernel's scores grow with the labelled nodes a node hears from),
+one temperature cannot fit both the short and the long rows, and ``s`` can. Neither
+parameter moves an arg-max.
+
+``q`` is then read as an estimate backed by the ``n`` labels it was fitted on (their
+total sample weight), and the class prior ``pi`` (the labels' class shares, one
+pseudo-count each, Laplace's rule) as ``a`` more observations; the answer is their
+mixture, the posterior mean of a Dirichlet of prior mean ``pi`` and weight ``a``::
 
     p = (n q + a pi) / (n + a).
 
-This is the posterior mean of a Dirichlet whose prior mean is ``pi`` with weight ``a``,
-updated as if by ``n`` observations spread as ``q``. ``a`` defaults to the number of
-classes (one pseudo-observation per class), so no probability exceeds
-``(n + a pi_c) / (n + a)``: with 4 labels of 2 classes, ``5 / 6``; with Cora's 140 labels
-of 7 classes, ``(140 + 1) / 147 = 0.959`` at most, and the bound tends to 1 as labels come.
-``T`` is fitted through the mixture (the log-loss of ``p``, not of ``q``), so the
-shrinkage is part of the map the held-out scores choose, not a correction laid on after.
-The argmax of ``p`` is that of ``z`` except where the prior would decide a tie.
+No probability then exceeds ``(n + a max(pi)) / (n + a)``. By default ``a`` is the
+least weight that keeps every probability at or below ``(n + 1) / (n + 2)``, Laplace's
+rule of succession for a class named right by ``n`` labels out of ``n``: the prior's
+share ``a / (n + a) = 1 / ((n + 2) (1 - max(pi)))``. With 4 labels of 2 classes no
+probability exceeds ``5 / 6`` (the share is ``1 / 3``, ``a = 2``); with 140 labels of
+7 classes, ``141 / 142``, at a share under 1 %: no more prior than keeps a handful of
+labels from certainty, and nearly none once labels are many.
 
-One temperature for every node reads a long logit vector as certainty. Where the length
-measures how much evidence reached a node rather than how clear it is (a vote kernel's
-scores grow with the labelled nodes a node hears from, and on PubMed with 20 labels per
-class most test nodes heard little, answered near 1/3 and were right 70 % of the time),
-no single temperature fits both. The temperature of a node therefore grows with the
-length of its centred logits ``c = z - mean(z)``::
+The rule: the identity unless held-out labels show a gain
+--------------------------------------------------------
+The parameters ``theta = (log T0, s)`` minimise the log-loss of ``p`` on the held-out
+labels (through the mixture, so that the prior's share is part of the map chosen),
 
-    T(z) = T0 + s ||c||,
+    L(theta) = - sum_i w_i log p_{y_i}(z_i; theta),
 
-``T0 >= 0`` and ``s >= 0`` fitted together (``s = 0`` is temperature scaling; ``T0 = 0``
-reads only the direction of ``c``, capping every node's logits at length ``1 / s``).
-Neither moves a prediction. On the development draws of eleven graphs this lowered the
-expected calibration error on PubMed from 0.163 to 0.069 and changed it by at most
-0.006 elsewhere (``docs/guide/targets.md``).
+by L-BFGS-B within bounds, with the analytic gradient: with ``u = c / T``,
+``rho_i = n q_{y_i} / ((n + a) p_{y_i})`` (the share of ``p_{y_i}`` that ``q`` gives)
+and ``g_i = w_i rho_i (c_{i y_i} - q_i . c_i) / T(z_i)^2`` (the derivative of the
+loss in ``T(z_i)``)::
+
+    dL / d log T0 = T0 sum_i g_i,        dL / ds = sum_i g_i ||c_i||.
+
+A map fitted on ``n`` labels is fitted to their noise as well: on 140 labels an
+already-calibrated model's probabilities can come out worse than they went in. How far
+to move is therefore measured on labels the map did not see. The identity is ``T = 1``,
+``s = 0``: the model's own probabilities ``p_0 = (n softmax(c) + a pi) / (n + a)``,
+mixed with the prior only as above. The answer pools it with the fitted map ``p_1``
+(``theta_hat``, fitted on every label)::
+
+    p = (1 - lambda) p_0 + lambda p_1,        0 <= lambda <= 1,
+
+and ``lambda`` is chosen by cross-fitting: the labels are dealt into
+``F = CROSS_FIT_FOLDS`` stratified folds (or the caller's folds), on each ``theta_f`` is
+fitted on the other folds, and
+
+    lambda* = argmin_lambda  - sum_i w_i log((1 - lambda) p_0(i) + lambda p_f(i)),
+
+``p_f(i)`` the probability of label ``i``'s class under the map fitted without its
+fold. The loss is convex in ``lambda`` (minus the log of a function linear in it), so
+``lambda*`` is the one root in ``[0, 1]`` of its derivative
+``-sum_i w_i (p_f(i) - p_0(i)) / p_lambda(i)``, or an end: ``lambda* = 0`` exactly when
+``sum_i w_i p_f(i) / p_0(i) <= sum_i w_i``, when the maps fitted without a label do not,
+on average over the labels, raise the probability of their class; the calibration is
+then skipped, not forced. ``lambda* = 1`` when every further step towards the fitted
+maps still pays. Both parts keep the arg-max of ``z`` (the prior aside) and the bound
+of the mixture, so the pool does too.
+
+Cost
+----
+Above ``SUBSAMPLE_SIZE`` held-out labels, every fit and the cross-fit use a stratified
+subsample of that many (seeded by ``random_state``): two or three parameters need no
+more, and the cost no longer grows with the graph. The evidence ``n`` and the prior
+``pi`` still count every label.
 """
 
 import copy
 
 import numpy as np
-from scipy.optimize import minimize, minimize_scalar
+from scipy.optimize import brentq, minimize
+from sklearn.utils import check_random_state
 
 from ._checks import label_columns
-from ._folds import kfold_splits
+from ._folds import kfold_splits, make_folds
 from ._merge import Merge
 
 __all__ = ["TemperatureCalibrator", "fit_merge_calibrator", "held_out_merge_proba",
            "log_proba"]
 
-#: Bounds of ``log T`` for logits standardised to unit standard deviation.
+#: Bounds of ``log T0`` for logits standardised to unit standard deviation (widened to
+#: hold the identity, ``T0 = 1`` in the logits' own units).
 LOG_TEMPERATURE_BOUNDS = (-6.0, 6.0)
+#: Largest slope ``s`` (a temperature per unit of logit length): it caps a row's logits
+#: at length ``1 / 400`` of their spread, as near uniform as a row needs.
+SLOPE_MAX = 400.0
+#: Held-out labels above which the map is fitted on a stratified subsample of this
+#: many: two parameters and one pooling weight need no more (their standard errors
+#: shrink as one over the square root of the labels), and the cost of the calibration
+#: stops growing with the graph.
+SUBSAMPLE_SIZE = 1000
+#: Folds of the cross-fit that chooses how far to move from the identity.
+CROSS_FIT_FOLDS = 5
+#: The seed of the subsample and of the cross-fit's folds when ``random_state`` is None,
+#: so that a fit without one is still reproducible.
+DEFAULT_SEED = 0
 
 
 def _softmax(logits):
@@ -78,26 +133,185 @@ def _as_logits(logits):
     return logits
 
 
+class _Rows:
+    """Standardised centred logits of some held-out labels, with what the loss reads:
+    their lengths, classes, weights, and the mixture's share ``n / (n + a)`` and
+    ``a pi / (n + a)`` of the true class."""
+
+    def __init__(self, standard, y, weights, kept, prior_part):
+        self.standard, self.y, self.weights = standard, y, weights
+        self.length = np.linalg.norm(standard, axis=1)
+        self.true = standard[np.arange(y.size), y]
+        self.log_kept = np.log(kept) if kept > 0 else -np.inf
+        self.log_prior = np.log(np.maximum(prior_part[y], 1e-300)) if np.any(
+            prior_part > 0) else np.full(y.size, -np.inf)
+
+    def take(self, index):
+        taken = copy.copy(self)
+        for name in ("standard", "y", "weights", "length", "true", "log_prior"):
+            setattr(taken, name, getattr(self, name)[index])
+        return taken
+
+    def _forward(self, theta):
+        """Each row's temperature, ``exp(u - max u)`` and its sum, and ``log p_y``."""
+        temperature = np.exp(theta[0]) + theta[1] * self.length
+        scaled = self.standard / temperature[:, None]
+        shifted = scaled - scaled.max(axis=1, keepdims=True)
+        exp = np.exp(shifted)
+        total = exp.sum(axis=1)
+        log_q = shifted[np.arange(self.y.size), self.y] - np.log(total)
+        return temperature, exp, total, log_q, np.logaddexp(self.log_kept + log_q,
+                                                           self.log_prior)
+
+    def true_probability(self, theta):
+        """``p_y`` of each row under ``theta``."""
+        return np.exp(self._forward(theta)[-1])
+
+    def loss(self, theta):
+        """``L(theta)`` and its gradient in ``(log T0, s)`` (the module's docstring)."""
+        temperature, exp, total, log_q, log_p = self._forward(theta)
+        rho = np.exp(self.log_kept + log_q - log_p)
+        expected = (exp * self.standard).sum(axis=1) / total          # q . c
+        g = self.weights * rho * (self.true - expected) / temperature ** 2
+        return -float(self.weights @ log_p), np.array([np.exp(theta[0]) * g.sum(),
+                                                        g @ self.length])
+
+
+def _stratified_subsample(y, size, rng):
+    """At most ``size`` positions, each class's share kept (largest remainders)."""
+    if y.size <= size:
+        return np.arange(y.size)
+    classes, counts = np.unique(y, return_counts=True)
+    quota = counts * size / y.size
+    take = np.floor(quota).astype(int)
+    take[np.argsort(take - quota)[: size - take.sum()]] += 1
+    order = rng.permutation(y.size)
+    chosen = [order[y[order] == label][:n] for label, n in zip(classes, take)]
+    return np.sort(np.concatenate(chosen))
+
+
+def _sample(y, folds, rng):
+    """The positions of the rows the map is fitted on (at most ``SUBSAMPLE_SIZE``,
+    stratified), and the caller's ``folds`` as positions in them (None: none given;
+    each fold cut in proportion)."""
+    n = y.size
+    if folds is None:
+        return _stratified_subsample(y, SUBSAMPLE_SIZE, rng), None
+    folds = [np.asarray(fold, dtype=np.int64) for fold in folds]
+    every = np.concatenate(folds) if folds else np.zeros(0, dtype=np.int64)
+    if every.size != n or not np.array_equal(np.sort(every), np.arange(n)):
+        raise ValueError(f"folds must split the {n} labels, each position in exactly one "
+                         f"fold; got {every.size} positions")
+    if n > SUBSAMPLE_SIZE:
+        folds = [fold[_stratified_subsample(y[fold], max(
+            1, SUBSAMPLE_SIZE * fold.size // n), rng)] for fold in folds]
+    ends = np.cumsum([0] + [fold.size for fold in folds])
+    return np.concatenate(folds), [np.arange(start, stop) for start, stop
+                                   in zip(ends, ends[1:]) if stop > start]
+
+
+def _least_pseudo_count(evidence, prior):
+    """The ``a`` of the module's docstring: the least prior weight that keeps every
+    probability at or below ``(n + 1) / (n + 2)``."""
+    room = 1.0 - float(prior.max())
+    if room <= 0.0:                             # one class: certainty is right
+        return 0.0
+    share = min(1.0 / ((evidence + 2.0) * room), 1.0)       # a / (n + a)
+    return np.inf if share >= 1.0 else share * evidence / (1.0 - share)
+
+
+def _check_codes(y, n, k):
+    y = np.asarray(y)
+    if y.shape != (n,) or not np.issubdtype(y.dtype, np.integer) or (
+            n and (y.min() < 0 or y.max() >= k)):
+        raise ValueError(f"y must hold {n} class codes in [0, {k}) (the columns of the "
+                         f"logits), got {y.dtype} of shape {y.shape}")
+    return y
+
+
+def _minimise(rows, start, bounds):
+    """L-BFGS-B on the mean loss (the first step of L-BFGS-B is the gradient itself: on
+    the sum it would leap to a bound)."""
+    total = max(float(rows.weights.sum()), 1e-300)
+
+    def mean_loss(theta):
+        value, gradient = rows.loss(theta)
+        return value / total, gradient / total
+
+    found = minimize(mean_loss, start, jac=True, method="L-BFGS-B", bounds=bounds)
+    return np.asarray(found.x, dtype=float), float(found.fun)
+
+
+def _fit_theta(rows, bounds, start=None):
+    """``theta`` of least loss on ``rows``: from ``start`` if given, else from the best
+    temperature alone and from the direction alone (the two ends of the family). The
+    temperature alone starts from the best of a grid of ``log T0`` one unit apart: the
+    loss is flat towards both bounds (the prior alone, or hard answers mixed with it),
+    where a gradient method from a poor start would stop."""
+    if start is not None:
+        return _minimise(rows, start, bounds)[0]
+    grid = np.arange(np.ceil(bounds[0][0]), bounds[0][1] + 1.0)
+    best = grid[np.argmin([rows.loss([log_t0, 0.0])[0] for log_t0 in grid])]
+    plain, plain_loss = _minimise(rows, [best, 0.0], [bounds[0], (0.0, 0.0)])
+    if bounds[1][1] == 0.0:                     # no slope
+        return plain
+    # the direction alone, at the plain temperature of a row of median length
+    median = max(float(np.median(rows.length)), 1e-12)
+    direction = [bounds[0][0], min(np.exp(plain[0]) / median, bounds[1][1])]
+    best, best_loss = min((_minimise(rows, start, bounds) for start in (plain, direction)),
+                          key=lambda found: found[1])
+    return best if best_loss < plain_loss else plain
+
+
+def _shrinkage(rows, folds, thetas, identity):
+    """``lambda*`` of the module's docstring: the weight of the fitted map in the pool
+    of least log-loss on labels the map did not see (``folds``, ``thetas`` each fitted
+    without its fold)."""
+    right = np.empty((2, rows.y.size))          # p_y of the identity, of the fold's map
+    for fold, theta in zip(folds, thetas):
+        part = rows.take(fold)
+        right[:, fold] = [part.true_probability(identity), part.true_probability(theta)]
+    weights, gain = rows.weights, right[1] - right[0]
+
+    def slope(lam):            # the derivative of the mean loss in lambda, increasing
+        return -float(weights @ (gain / (right[0] + lam * gain)))
+
+    if slope(0.0) >= 0.0:
+        return 0.0
+    if slope(1.0) <= 0.0:
+        return 1.0
+    return float(brentq(slope, 0.0, 1.0, xtol=1e-6))
+
+
 class TemperatureCalibrator:
-    """One temperature for all classes, fitted on held-out logits, shrunk to the prior;
-    the temperature grows with the length of a node's logits.
+    """A temperature that grows with the length of a row's logits, mixed with the class
+    prior, moved from the identity only as far as held-out labels show it helps (the
+    module's docstring).
 
     Parameters
     ----------
     pseudo_count : "auto" or float, default="auto"
-        The weight ``a`` of the class prior, in observations (see the module's
-        docstring); ``"auto"``: the number of classes. 0 is plain temperature scaling.
+        The weight ``a`` of the class prior, in observations; ``"auto"``: the least
+        that keeps every probability at or below ``(n + 1) / (n + 2)`` (the module's
+        docstring). 0 is no mixture.
     norm_scaling : bool, default=True
-        Fit ``T(z) = T0 + s ||z - mean(z)||`` (the module's docstring); False fixes
-        ``s = 0``, one temperature for every node.
+        Fit ``T(z) = T0 + s ||z - mean(z)||``; False fixes ``s = 0``, one temperature
+        for every row.
+    cross_fit : bool, default=True
+        Choose how far to move from the identity by cross-fitting (``lambda*``); False
+        answers the map fitted on every label (``lambda = 1``).
+    random_state : int, RandomState or None, default=None
+        Seeds the subsample and the cross-fit's folds; None: ``DEFAULT_SEED``.
 
     Attributes
     ----------
     temperature_ : float
         ``T0``, in the units of the logits given to :meth:`fit`.
     norm_slope_ : float
-        ``s`` (no unit: a temperature per unit of logit length); 0 without
-        ``norm_scaling``.
+        ``s`` (a temperature per unit of logit length); 0 without ``norm_scaling``.
+    shrinkage_ : float
+        ``lambda*``: 0 is the identity (``T0 = 1``, ``s = 0``), 1 the map fitted on
+        every label.
     prior_ : ndarray of shape (n_classes,)
         Class shares of the held-out labels, one pseudo-count per class added.
     n_evidence_ : float
@@ -115,74 +329,105 @@ class TemperatureCalibrator:
     (True, [0, 0, 1, 1])
     """
 
-    def __init__(self, pseudo_count="auto", norm_scaling=True):
+    def __init__(self, pseudo_count="auto", norm_scaling=True, cross_fit=True,
+                 random_state=None):
         self.pseudo_count = pseudo_count
         self.norm_scaling = norm_scaling
+        self.cross_fit = cross_fit
+        self.random_state = random_state
 
-    def fit(self, logits, y, n_classes=None, sample_weight=None):
+    def fit(self, logits, y, n_classes=None, sample_weight=None, folds=None):
         """Fit on held-out ``logits`` (n, k) (or binary scores (n,)) and the true class
-        codes ``y`` (column indices, ``0 .. k - 1``); returns self."""
+        codes ``y`` (column indices, ``0 .. k - 1``); returns self.
+
+        ``folds``: the held-out positions of each fold of the cross-fit (for example
+        the folds whose models gave the logits, so that each fold's map is judged on
+        logits of other models than those it was fitted on); None: ``CROSS_FIT_FOLDS``
+        stratified folds.
+        """
         logits = _as_logits(logits)
         n, k = logits.shape
-        y = np.asarray(y)
-        if y.shape != (n,) or not np.issubdtype(y.dtype, np.integer) or (
-                n and (y.min() < 0 or y.max() >= k)):
-            raise ValueError(f"y must hold {n} class codes in [0, {k}) (the columns of the "
-                             f"logits), got {y.dtype} of shape {y.shape}")
+        y = _check_codes(y, n, k)
         if n_classes is not None and n_classes != k:
             raise ValueError(f"logits have {k} columns for {n_classes} classes")
         weights = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
-        self.n_evidence_ = float(weights.sum())
-        self.prior_ = (np.bincount(y, weights=weights, minlength=k) + 1.0) / (
-            self.n_evidence_ + k)
-        a = float(k) if self.pseudo_count == "auto" else float(self.pseudo_count)
-        if not np.isfinite(a) or a < 0:
-            raise ValueError(f"pseudo_count must be 'auto' or a number >= 0, got "
-                             f"{self.pseudo_count!r}")
-        self.pseudo_count_ = a
-        self._scale = max(float(logits.std()), 1e-12)
-        standard = _centred(logits) / self._scale
-        length = np.linalg.norm(standard, axis=1)
-        rows = np.arange(n)
+        if weights.shape != (n,) or not np.all(np.isfinite(weights)) or np.any(weights < 0):
+            raise ValueError(f"sample_weight must hold {n} finite weights >= 0, got shape "
+                             f"{weights.shape}")
+        rng = self._random()
+        index, folds = _sample(y, folds, rng)
+        return self._fit_sample(logits[index], y, weights, index, folds, rng)
 
-        def loss(log_t0, log_s=None):
-            slope = 0.0 if log_s is None else np.exp(log_s)
-            p = self._mixture(_softmax(standard / (np.exp(log_t0) + slope * length)[:, None]))
-            return -np.sum(weights * np.log(np.maximum(p[rows, y], 1e-300)))
+    def _random(self):
+        return check_random_state(DEFAULT_SEED if self.random_state is None
+                                  else self.random_state)
 
-        found = minimize_scalar(loss, bounds=LOG_TEMPERATURE_BOUNDS, method="bounded",
-                                options={"xatol": 1e-4})
-        log_t0, log_s = float(found.x), None
-        if self.norm_scaling and n:
-            # From plain scaling (s all but 0) and from the direction alone (T0 all but 0):
-            # the two ends of the family, each refined in both parameters.
-            low = LOG_TEMPERATURE_BOUNDS[0]
-            direction = minimize_scalar(lambda v: loss(low, v), bounds=LOG_TEMPERATURE_BOUNDS,
-                                        method="bounded", options={"xatol": 1e-4})
-            starts = ([log_t0, low], [low, float(direction.x)])
-            best = min((minimize(lambda t: loss(*np.clip(t, *LOG_TEMPERATURE_BOUNDS)), start,
-                                 method="Nelder-Mead", options={"xatol": 1e-4, "fatol": 1e-8})
-                        for start in starts), key=lambda result: result.fun)
-            if best.fun < found.fun:
-                log_t0, log_s = np.clip(best.x, *LOG_TEMPERATURE_BOUNDS)
-        self.temperature_ = float(np.exp(log_t0) * self._scale)
-        self.norm_slope_ = 0.0 if log_s is None else float(np.exp(log_s))
+    def _fit_sample(self, logits, y, weights, index, folds, rng):
+        """The fit from the logits of the rows ``index`` (:func:`_sample`) of the
+        labels ``y`` (all of them, with their ``weights``: the evidence and the prior
+        count every label)."""
+        k = logits.shape[1]
+        evidence = float(weights.sum())
+        prior = (np.bincount(y, weights=weights, minlength=k) + 1.0) / (evidence + k)
+        if isinstance(self.pseudo_count, str) and self.pseudo_count == "auto":
+            a = _least_pseudo_count(evidence, prior)
+        else:
+            a = float(self.pseudo_count)
+            if not np.isfinite(a) or a < 0:
+                raise ValueError(f"pseudo_count must be 'auto' or a number >= 0, got "
+                                 f"{self.pseudo_count!r}")
+        scale = max(float(logits.std()), 1e-12) if logits.size else 1.0
+        # The search reads logits of unit spread: T0 in those units is exp(log T0), and
+        # the identity (T0 = 1 in the logits' own units) is log T0 = -log(scale).
+        identity = np.array([-np.log(scale), 0.0])
+        bounds = [(min(LOG_TEMPERATURE_BOUNDS[0], identity[0]),
+                   max(LOG_TEMPERATURE_BOUNDS[1], identity[0])),
+                  (0.0, SLOPE_MAX if self.norm_scaling else 0.0)]
+        kept = 1.0 - (1.0 if np.isinf(a) else a / (evidence + a) if evidence + a > 0
+                      else 0.0)
+        rows = _Rows(_centred(logits) / scale, y[index], weights[index], kept,
+                     (1.0 - kept) * prior)
+        if folds is None:
+            folds = make_folds(rows.y, CROSS_FIT_FOLDS, rng) if rows.y.size else []
+        fitted, shrinkage = identity, 0.0
+        if rows.y.size:
+            fitted, shrinkage = _fit_theta(rows, bounds), 1.0
+            if self.cross_fit:
+                everything = np.arange(rows.y.size)
+                thetas = [_fit_theta(rows.take(np.setdiff1d(everything, fold)), bounds,
+                                     start=fitted) for fold in folds]
+                # one fold (a single label): nothing held out shows a gain
+                shrinkage = (_shrinkage(rows, folds, thetas, identity) if len(folds) > 1
+                             else 0.0)
+        self.n_evidence_, self.prior_, self.pseudo_count_ = evidence, prior, a
+        self.temperature_ = float(np.exp(fitted[0]) * scale)
+        self.norm_slope_ = float(fitted[1])
+        self.shrinkage_ = float(shrinkage)
         return self
 
-    def _mixture(self, q):
+    def _prior_share(self):
+        """``a / (n + a)``."""
         n, a = self.n_evidence_, self.pseudo_count_
-        return (n * q + a * self.prior_) / (n + a)
+        return 1.0 if np.isinf(a) else a / (n + a) if n + a > 0 else 0.0
+
+    def _mixture(self, q):
+        share = self._prior_share()
+        return (1.0 - share) * q + share * self.prior_
 
     def predict_proba(self, logits):
-        """Calibrated class probabilities (n, k) of logits (n, k) (or binary scores)."""
+        """Calibrated class probabilities (n, k) of logits (n, k) (or binary scores):
+        ``(1 - lambda*) p_identity + lambda* p_fitted``."""
         centred = _centred(_as_logits(logits))
         temperature = self.temperature_ + self.norm_slope_ * np.linalg.norm(centred, axis=1)
-        return self._mixture(_softmax(centred / temperature[:, None]))
+        fitted = _softmax(centred / temperature[:, None])
+        if self.shrinkage_ < 1.0:
+            fitted = self.shrinkage_ * fitted + (1.0 - self.shrinkage_) * _softmax(centred)
+        return self._mixture(fitted)
 
     def max_probability(self):
         """The largest probability the calibrator can give, ``(n + a max pi) / (n + a)``."""
-        return float((self.n_evidence_ + self.pseudo_count_ * self.prior_.max())
-                     / (self.n_evidence_ + self.pseudo_count_))
+        share = self._prior_share()
+        return float(1.0 - share + share * self.prior_.max())
 
 
 def held_out_merge_proba(estimator, features, codes, n_folds=5, random_state=None):
@@ -235,11 +480,14 @@ def held_out_merge_proba(estimator, features, codes, n_folds=5, random_state=Non
 
 
 def fit_merge_calibrator(estimator, features, codes, *, n_folds=5, random_state=None,
-                         pseudo_count="auto"):
+                         pseudo_count="auto", folds=None):
     """A :class:`TemperatureCalibrator` of an estimator's class probabilities, fitted on
     :func:`held_out_merge_proba` (the logits are the log-probabilities, whose softmax is
-    the probabilities themselves). Calibrate new probabilities ``p`` with
-    ``calibrator.predict_proba(np.log(p))`` (see :func:`log_proba`).
+    the probabilities themselves, so the identity map answers them unchanged). Calibrate
+    new probabilities ``p`` with ``calibrator.predict_proba(np.log(p))`` (see
+    :func:`log_proba`). ``random_state`` seeds the refit's folds, the subsample and the
+    cross-fit; ``folds`` (the held-out positions of each fold that made ``features``),
+    when given, are the cross-fit's folds.
 
     Examples
     --------
@@ -255,8 +503,19 @@ def fit_merge_calibrator(estimator, features, codes, *, n_folds=5, random_state=
     >>> proba.shape, bool(proba.max() <= calibrator.max_probability())
     ((3, 2), True)
     """
+    codes = np.asarray(codes)
+    calibrator = TemperatureCalibrator(pseudo_count, random_state=random_state)
+    if n_folds is None:
+        # the probabilities of the rows the calibrator reads, and no others
+        rng = calibrator._random()
+        index, folds = _sample(codes, folds, rng)
+        held_out = held_out_merge_proba(estimator, features[index], codes[index], None)
+        logits = log_proba(held_out)
+        return calibrator._fit_sample(logits, _check_codes(codes, codes.size,
+                                                           logits.shape[1]),
+                                      np.ones(codes.size), index, folds, rng)
     held_out = held_out_merge_proba(estimator, features, codes, n_folds, random_state)
-    return TemperatureCalibrator(pseudo_count).fit(log_proba(held_out), np.asarray(codes))
+    return calibrator.fit(log_proba(held_out), codes, folds=folds)
 
 
 def log_proba(proba):
