@@ -87,6 +87,7 @@ from sklearn.utils import check_random_state
 from ._checks import label_columns
 from ._folds import kfold_splits, make_folds
 from ._merge import Merge
+from ._stackers import softmax_rows as _softmax    # the one softmax of the library
 
 __all__ = ["TemperatureCalibrator", "fit_merge_calibrator", "held_out_merge_proba",
            "log_proba"]
@@ -107,12 +108,6 @@ CROSS_FIT_FOLDS = 5
 #: The seed of the subsample and of the cross-fit's folds when ``random_state`` is None,
 #: so that a fit without one is still reproducible.
 DEFAULT_SEED = 0
-
-
-def _softmax(logits):
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    weights = np.exp(shifted)
-    return weights / weights.sum(axis=1, keepdims=True)
 
 
 def _centred(logits):

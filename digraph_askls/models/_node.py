@@ -317,10 +317,10 @@ class NodeClassifier(ClassifierMixin, FittedAttributesMixin, BaseEstimator):
     def predict_proba(self, nodes=None, *, graph=None, features=None):
         """Class probabilities, columns in ``classes_`` order, calibrated.
 
-        The merge's probabilities, recalibrated by ``calibrator_`` (fitted on the
-        labelled nodes' held-out probabilities) so that a handful of labels cannot give
-        certainty: with 4 labels of 2 classes no probability exceeds 5/6. ``graph`` and
-        ``features``: nodes of a grown graph, as in :meth:`predict`.
+        The merge's probabilities, blended with a calibrated map as far as the labelled
+        nodes' held-out probabilities show a gain (``calibrator_``), and never certain
+        from a handful of labels: with 4 labels of 2 classes none exceeds 5/6. ``graph``
+        and ``features``: nodes of a grown graph, as in :meth:`predict`.
 
         Examples
         --------

@@ -184,8 +184,10 @@ def calibrate(estimator, oof, codes):
     """The :class:`~digraph_askls.models._calibration.TemperatureCalibrator` of the
     fitted estimator's probabilities, learnt from its merge's probabilities of the
     labelled nodes' out-of-fold view scores (``oof``; ``codes``: their class codes,
-    ``0 ..``): a temperature that grows with the logits' length, shrunk to the class
-    prior.
+    ``0 ..``): a temperature that grows with the logits' length, blended with the
+    merge's own probabilities by a weight that cross-fitted labels choose (none where
+    they show no gain), and mixed with the class prior only as far as keeps a handful
+    of labels from certainty.
 
     Each node's view scores come from fold models that did not learn it; the merge read
     them as it reads new nodes' (a stacker fitted on them, the mean view's temperature
@@ -194,8 +196,8 @@ def calibrate(estimator, oof, codes):
     fixed splits pooled) and did not do better: the chosen merge's probabilities held
     out a second time (each fold's merge fitted on the other folds' scores, from the
     merge's cross-validation), and the stackers refitted on five folds of the scores
-    (:func:`~digraph_askls.models._calibration.held_out_merge_proba`). Figures in
-    ``docs/guide/targets.md``.
+    (:func:`~digraph_askls.models._calibration.held_out_merge_proba`). Figures on the
+    calibration results page.
     """
     return fit_merge_calibrator(estimator, oof.scores.transpose(1, 0, 2), codes,
                                 n_folds=None)
