@@ -18,8 +18,12 @@ matrix (``n x D`` floats, ``D`` the columns of its map); and the per-entry costs
 attributes, seconds per stored entry and attribute column) and a hop on the cluster
 (the propagation of ``AttributeKernel()``, timed to its maps, per hop).
 
+``--phases`` measures instead where the client's memory goes, after a first fit on a
+small graph (the modules imported): building ``AttributeKernel()`` on the cluster (to
+its maps), gathering its labelled rows, and the whole distributed fit; no local fit.
+
 Usage: python benchmarks/bench_dask_features.py [--nodes 100000] [--features 64]
-       [--labelled 0.1] [--out docs/results/dask_features.json]
+       [--labelled 0.1] [--phases] [--out docs/results/dask_features.json]
 """
 
 import argparse
@@ -113,6 +117,32 @@ def cluster_hop_seconds(adjacency, X_dask, client):
     return seconds / kernel.hops
 
 
+def phases(adjacency, labels, X_dask, client):
+    """The client's peak memory growth (bytes) of each phase (see the module)."""
+    import dask.array as da
+    from dask.distributed import wait
+
+    from digraph_askls.distributed import DaskFeatures
+
+    small, _ = make_directed_sbm(300, n_classes=4, avg_degree=8, p_in=0.5, random_state=1)
+    NodeClassifier(random_state=0).fit(small, {i: i % 4 for i in range(40)}, features=da.from_array(
+        np.random.default_rng(0).standard_normal((300, 8)), chunks=(150, 8)))
+    features = DaskFeatures(X_dask, client)
+    with PeakMemory() as build:
+        kernel = AttributeKernel().make(adjacency, features)
+        wait(kernel._maps[0])
+    train = np.array(sorted(labels))
+    with PeakMemory() as rows:
+        kernel.restrict(train, train).factors()
+    kernel.close()
+    del kernel
+    with PeakMemory() as fit:
+        NodeClassifier(random_state=0).fit(adjacency, labels, features=X_dask)
+    return dict(build_growth_bytes=build.growth, labelled_rows_growth_bytes=rows.growth,
+                fit_growth_bytes=fit.growth, labelled_rows_bytes=8 * train.size * 384,
+                propagated_matrix_bytes=8 * adjacency.shape[0] * 384)
+
+
 def main():
     from dask.distributed import Client, LocalCluster
 
@@ -120,6 +150,8 @@ def main():
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--features", type=int, default=64)
     parser.add_argument("--labelled", type=float, default=0.1)
+    parser.add_argument("--phases", action="store_true",
+                        help="where the client's memory goes (no local fit)")
     parser.add_argument("--out", default=str(REPO / "docs" / "results" /
                                              "dask_features.json"))
     args = parser.parse_args()
@@ -136,6 +168,13 @@ def main():
         client.wait_for_workers(2)
         X_dask = attributes_on_workers(classes, d, n_blocks=8).persist()
         wait(X_dask)
+        if args.phases:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                row.update(phases(adjacency, labels, X_dask, client))
+            Path(args.out).write_text(json.dumps(dict(results=[row]), indent=2) + "\n")
+            print(json.dumps(row, indent=2))
+            return
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")          # the candidates left out, named
             with PeakMemory() as memory:
