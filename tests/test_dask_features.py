@@ -113,6 +113,25 @@ def test_a_fit_on_the_cluster_decides_as_the_local_one(dask_client, problem, loc
     assert isinstance(restrict_kernel(remote.kernel_, [0, 1], [2]), DaskKernelBlock)
 
 
+@pytest.mark.parametrize("route", ["validation nodes", "several labels"])
+def test_the_other_routes_decide_as_the_local_ones(dask_client, route):
+    adjacency, labels, X = _problem(n=1500, d=8, seed=1)
+    fit = {}
+    if route == "validation nodes":
+        fit["valid"] = sorted(labels)[:60]
+    else:
+        labels = {node: [code] + ([(code + 1) % 4] if node % 3 == 0 else [])
+                  for node, code in labels.items()}
+    local = NodeClassifier(kernel=ATTRIBUTE_KERNELS, random_state=0).fit(
+        adjacency, labels, features=X, **fit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # the candidates left out, named
+        remote = NodeClassifier(random_state=0).fit(
+            adjacency, labels, features=da.from_array(X, chunks=(400, 8)), **fit)
+    assert remote.selection_ == local.selection_
+    np.testing.assert_array_equal(remote.predict(), local.predict())
+
+
 def test_kernels_that_are_not_propagated_attributes_are_refused_by_name(dask_client,
                                                                         problem):
     adjacency, labels, X = problem
