@@ -1,4 +1,6 @@
-"""Past one machine: kernels held by a dask cluster, parallel trials through joblib.
+"""Past one machine: kernels held by a dask cluster, node attributes propagated on one
+(:class:`DaskFeatures`, the default's feature route of ``NodeClassifier.fit``), parallel
+trials through joblib.
 
 Everything here needs the optional ``dask`` extra (``pip install ".[dask]"`` from the repository root);
 it is imported only when used.
