@@ -101,9 +101,17 @@ def get_attribute_kernel(adjacency, features, hops=5, propagation="undirected",
     if propagation not in PROPAGATIONS:
         raise ValueError(f"unknown propagation {propagation!r}; choose from "
                          f"{list(PROPAGATIONS)}")
-    X = check_features(features, adjacency.shape[0])
-    if X is None:
-        raise ValueError("an attribute kernel needs node features, got features=None")
+    # Features held elsewhere (a dask cluster: DaskFeatures) propagate themselves.
+    propagate = getattr(features, "propagated_kernel", None)
+    if propagate is not None:
+        if features.shape[0] != adjacency.shape[0]:
+            raise ValueError(f"features must have one row per node, shape "
+                             f"({adjacency.shape[0]}, n_features), got shape "
+                             f"{features.shape}")
+    else:
+        X = check_features(features, adjacency.shape[0])
+        if X is None:
+            raise ValueError("an attribute kernel needs node features, got features=None")
     reverse = sparse.csr_array(adjacency.T)
     links = {"undirected": adjacency + reverse, "out": adjacency, "in": reverse}
     steps = {}
@@ -112,6 +120,8 @@ def get_attribute_kernel(adjacency, features, hops=5, propagation="undirected",
             if name not in steps:
                 steps[name] = _mean_operator(links[name], self_loops)
     chains = [(steps[left], steps[right]) for left, right in _CHAINS[propagation]]
+    if propagate is not None:
+        return propagate(chains, hops, self_weight, renormalize)
     return PropagatedFeatureKernel(normalize(X, norm="l2"), chains, hops, self_weight,
                                    renormalize, dtype=dtype)
 

@@ -14,6 +14,7 @@ from typing import NamedTuple, Optional
 from ..graph import Graph, get_adjacency, get_features, get_labels
 from ..graph._features import numeric_node_attributes
 from ..graph._index import NodeIndex
+from ._dask_route import distributed_features
 from ..kernels import (InDegreeKernel, LinkProfileKernel, NamedKernel, PowerKernel,
                        SumKernel, WalkKernel)
 
@@ -76,6 +77,8 @@ def read_fit_inputs(graph, labels, features, nodelist, weight):
                         "a node attribute name) unless graph is a digraph_askls.graph.Graph, "
                         f"which holds its own; got a graph of type {type(graph).__name__} "
                         "and no labels")
+    if values is None and given is not None:
+        values = distributed_features(given, len(nodes))
     if values is None and given is not None:
         values = get_features(given, nodes, graph)
         origin = (f"the node attribute {given!r}" if isinstance(given, str)

@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..graph._index import NodeIndex
+from ._dask_route import is_distributed, keep_distributable
 from ._fit_inputs import read_fit_inputs, warn_unread_features
 from ._new_nodes import fitted_features
 from ._targets import class_weights, label_indicator, multilabel_labels
@@ -190,6 +191,8 @@ def _plan_several_labels(params, graph, target, features, valid, nodelist, weigh
                                   policy=policy)
                if _is_auto(config["kernel"]) else
                as_recipes(config["kernel"], config["kernel_params"]))
+    if is_distributed(inputs.features):
+        recipes = keep_distributable(recipes, not _is_auto(config["kernel"]), 4)
     problem = Problem(inputs.adjacency, inputs.features, train, Y[train],
                       _settings(params, config, None, verbose=False), policy, scoring,
                       config["n_folds"] if cv is None else int(cv))
@@ -230,6 +233,8 @@ def _recipes(config, inputs, train_codes, policy, graph, labels, stacklevel):
                                   policy=policy)
     else:
         recipes = as_recipes(config["kernel"], config["kernel_params"])
+    if is_distributed(inputs.features):
+        recipes = keep_distributable(recipes, not _is_auto(config["kernel"]), stacklevel)
     warn_unread_features(inputs, recipes, graph, labels, stacklevel=stacklevel)
     return recipes
 
