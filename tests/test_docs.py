@@ -197,3 +197,14 @@ def test_tables_are_marked_to_fit_the_column():
     assert "wide-table" not in narrow["classes"] and "wide-table" in wide["classes"]
     # In a wide table every cell may wrap.
     assert not any("one-line" in entry["classes"] for entry in wide.findall(nodes.entry))
+
+
+def test_the_node_classifier_docstring_names_public_places_only():
+    import re
+
+    from digraph_askls import NodeClassifier
+
+    doc = NodeClassifier.__doc__ + NodeClassifier.fit.__doc__
+    private = re.findall(r"digraph_askls(?:\.\w+)*\._\w+|~\._\w+|\b_\w+\.py\b", doc)
+    paths = re.findall(r"\b(?:docs|benchmarks|tests|experiments)/\S+", doc)
+    assert private == [] and paths == [], (private, paths)
