@@ -132,7 +132,11 @@ class NodeClassifier(ClassifierMixin, FittedAttributesMixin, BaseEstimator):
         What calibrates :meth:`predict_proba` (None: fitted as given).
     thresholds_ : ndarray of shape (n_labels,) or None
         With several labels per node: a label is predicted where its decision value
-        exceeds its threshold; None otherwise.
+        exceeds its threshold; None otherwise. The answer is chosen on held-out folds
+        for ``scoring`` (``fit`` warns where it cannot beat the trivial answers): the
+        thresholds, possibly with at least each node's most probable label, or a trivial
+        answer, every label (all ``-inf``) or the most probable label alone (all
+        ``inf``).
 
     Examples
     --------
@@ -260,7 +264,7 @@ class NodeClassifier(ClassifierMixin, FittedAttributesMixin, BaseEstimator):
             classes_=plan.classes if several else plan.classes[result.estimator.classes_],
             _node_scores=result.node_scores, _node_index=NodeIndex(plan.nodes),
             _costs=plan.costs, _fitted_features=plan.fitted_features,
-            _weight=plan.weight, _multilabel=several)
+            _weight=plan.weight, _multilabel=several, _at_least_one=result.at_least_one)
         vars(self).update(fitted)
         return self
 
@@ -271,7 +275,8 @@ class NodeClassifier(ClassifierMixin, FittedAttributesMixin, BaseEstimator):
                            getattr(self, "_node_scores", None),
                            getattr(self, "calibrator_", None),
                            None if costs is None else costs[self.estimator_.classes_],
-                           getattr(self, "thresholds_", None))
+                           getattr(self, "thresholds_", None),
+                           getattr(self, "_at_least_one", False))
 
     def _where(self, nodes, graph, features):
         """The model, and the positions of ``nodes`` or the views of a grown graph's."""
