@@ -264,7 +264,7 @@ class NodeClassifier(ClassifierMixin, FittedAttributesMixin, BaseEstimator):
             classes_=plan.classes if several else plan.classes[result.estimator.classes_],
             _node_scores=result.node_scores, _node_index=NodeIndex(plan.nodes),
             _costs=plan.costs, _fitted_features=plan.fitted_features,
-            _weight=plan.weight, _multilabel=several, _at_least_one=result.at_least_one)
+            _weight=plan.weight, _multilabel=several, _label_groups=result.label_groups)
         vars(self).update(fitted)
         return self
 
@@ -276,7 +276,7 @@ class NodeClassifier(ClassifierMixin, FittedAttributesMixin, BaseEstimator):
                            getattr(self, "calibrator_", None),
                            None if costs is None else costs[self.estimator_.classes_],
                            getattr(self, "thresholds_", None),
-                           getattr(self, "_at_least_one", False))
+                           getattr(self, "_label_groups", None))
 
     def _where(self, nodes, graph, features):
         """The model, and the positions of ``nodes`` or the views of a grown graph's."""

@@ -20,7 +20,7 @@ import numpy as np
 from ..kernels import restrict_kernel
 from ._calibration import log_proba
 from ._views import KernelViews
-from .selection._multilabel import answer_of
+from .selection._multilabel import force_most_probable
 from .selection._scoring import decide
 
 __all__ = ["FittedModel", "decision_values", "explicit_weights", "predict_codes",
@@ -30,8 +30,8 @@ __all__ = ["FittedModel", "decision_values", "explicit_weights", "predict_codes"
 class FittedModel(NamedTuple):
     """The fitted state that answers (see the module). ``costs``: the cost of an error
     on each of ``estimator.classes_`` (None: arg-max decisions); ``thresholds``: one per
-    label for several labels, else None; ``at_least_one``: every node is answered at
-    least its most probable label (several labels)."""
+    label for several labels, else None; ``label_groups``: the groups of labels (column
+    arrays) of which every node is answered at least the most probable (None: none)."""
 
     kernel: object
     estimator: object
@@ -40,13 +40,13 @@ class FittedModel(NamedTuple):
     calibrator: object = None
     costs: object = None
     thresholds: object = None
-    at_least_one: bool = False
+    label_groups: object = None
 
     @classmethod
     def of(cls, result, train, costs=None):
         """The model of a :class:`~digraph_askls.models.selection.SearchResult`."""
         return cls(result.kernel, result.estimator, train, result.node_scores,
-                   result.calibrator, costs, result.thresholds, result.at_least_one)
+                   result.calibrator, costs, result.thresholds, result.label_groups)
 
     @property
     def several_labels(self):
@@ -83,10 +83,10 @@ def predict_codes(model, positions=None, views=None):
         decision = estimator.decision_function(model.views(positions) if views is None
                                                else views)
         above = (decision > model.thresholds).astype(int)
-        if not model.at_least_one:
+        if model.label_groups is None:
             return above
-        return answer_of("thresholds, at least one", above,
-                         predict_proba(model, positions, views))
+        return force_most_probable(above, predict_proba(model, positions, views),
+                                   model.label_groups)
     if model.costs is not None:
         proba = _merged_proba(model, positions, views)
         return estimator.classes_[decide(proba, model.costs)]

@@ -33,7 +33,8 @@ from .._folds import coarsen_folds, make_folds
 from .._mergers import OneSidedColumn, StackMerger
 from ._results import RANK_TIES, ResultsTable, selection_record
 
-__all__ = ["LabelCalibrator", "MULTILABEL_MERGES", "MULTILABEL_SCORES", "label_thresholds",
+__all__ = ["ANSWERS", "LabelCalibrator", "answer_of", "choose_answer", "force_most_probable",
+           "label_groups", "MULTILABEL_MERGES", "MULTILABEL_SCORES", "label_thresholds",
            "multilabel_scoring", "select_multilabel"]
 
 #: The merges defined for a multi-label target (the joint and blended stackers are
@@ -169,15 +170,20 @@ def _stacked_decisions(scores, Y, folds):
     return decision
 
 
-def _merge_scores(scores, Y, folds, merges, average):
-    """``{merge: (F1, held-out decisions)}`` of each merge that could be fitted."""
+def _merge_scores(scores, Y, folds, merges, average, groups=None):
+    """``{merge: (F1, held-out decisions)}`` of each merge that could be fitted: the F1
+    of the thresholded decisions, or of the most probable label of each group where the
+    labels form groups (:func:`label_groups`) and that scores more."""
     found = {}
     for name in merges:
         decision = (_stacked_decisions(scores, Y, folds) if name == "stack"
                     else _decisions(scores, name))
         if decision is not None:
-            found[name] = (float(f1_score(Y, _thresholded(decision, Y, folds),
-                                          average=average, zero_division=0)), decision)
+            value = _score(Y, _thresholded(decision, Y, folds), average)
+            if groups is not None:
+                value = max(value, _score(Y, answer_of("one per group", decision, decision,
+                                                       groups), average))
+            found[name] = (value, decision)
     return found
 
 
@@ -199,10 +205,11 @@ def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, 
     chosen kernel on all nodes, the fitted :class:`~digraph_askls.AsKLSClassifier`, what
     was chosen, one row per (kernel, gamma, merge) tried, the :class:`LabelCalibrator`
     of a merge without probabilities of its own (None for the stacker) and the rule of
-    ``predict``, ``(thresholds, at_least_one)``: the thresholds of the labels' decision
+    ``predict``, ``(thresholds, groups)``: the thresholds of the labels' decision
     values (:func:`label_thresholds`; all ``-inf`` where every label is answered, all
-    ``inf`` where the most probable one alone is) and whether every node is answered at
-    least its most probable label (:func:`choose_answer`).
+    ``inf`` where the most probable ones alone are) and the groups of labels (column
+    arrays, or None) of which every node is answered at least the most probable
+    (:func:`choose_answer`).
     """
     m = train.size
     average = MULTILABEL_SCORES[scoring]
@@ -210,6 +217,7 @@ def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, 
     folds = make_folds(np.zeros(m, dtype=int), min(max_folds, m), settings.random_state)
     merge_folds = coarsen_folds(folds, policy.merge_folds)
     targets = 2.0 * Y - 1.0
+    groups = label_groups(Y)
     rows = ResultsTable()
     best = None
     for recipe in recipes:
@@ -223,7 +231,7 @@ def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, 
                 continue
             for name, (value, decision) in _merge_scores(
                     scores, Y, merge_folds, _merges_of(scores, merges, merge),
-                    average).items():
+                    average, groups).items():
                 rows.add(recipe, gamma, "spectral", value, np.nan, name,
                          time.perf_counter() - start, m)
                 if best is None or value > best[0]:
@@ -237,10 +245,39 @@ def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, 
 
 #: The answers :func:`choose_answer` compares, in the order a tie keeps: the labels'
 #: thresholds, the same with at least the most probable label, the labels of a
-#: probability above one threshold shared by all (at least the most probable), then the
-#: trivial ones.
-ANSWERS = ("thresholds", "thresholds, at least one", "probability", "most probable label",
-           "every label")
+#: probability above one threshold shared by all (at least the most probable), the most
+#: probable label of each group of exclusive labels (:func:`label_groups`), then the
+#: trivial ones (the last two).
+ANSWERS = ("thresholds", "thresholds, at least one", "probability", "one per group",
+           "most probable label", "every label")
+
+
+def label_groups(Y):
+    """The groups of labels of which every labelled node has exactly one (independent
+    partitions of the nodes written as one 0/1 target), or None where the labels
+    ``Y`` (m, L) do not split so into at least two groups of two labels or more.
+
+    The groups are the connected parts of the relation "never on the same node".
+
+    Examples
+    --------
+    >>> Y = np.array([[1, 0, 0, 1], [0, 1, 1, 0], [1, 0, 1, 0], [0, 1, 0, 1]])
+    >>> [group.tolist() for group in label_groups(Y)]
+    [[0, 1], [2, 3]]
+    >>> label_groups(np.array([[1, 1, 0], [0, 1, 1], [1, 0, 0]])) is None
+    True
+    """
+    from scipy.sparse.csgraph import connected_components
+
+    Y = np.asarray(Y)
+    apart = (Y.T @ Y) == 0
+    n_groups, group_of = connected_components(apart, directed=False)
+    groups = tuple(np.flatnonzero(group_of == g) for g in range(n_groups))
+    if n_groups < 2 or any(group.size < 2 for group in groups):
+        return None
+    if any((Y[:, group].sum(axis=1) != 1).any() for group in groups):
+        return None
+    return groups
 
 
 def _held_out_proba(decision, Y, folds):
@@ -255,10 +292,19 @@ def _held_out_proba(decision, Y, folds):
     return proba
 
 
-def answer_of(name, above, proba):
+def force_most_probable(predicted, proba, groups):
+    """``predicted`` (n, L) with each node's most probable label of every group in
+    ``groups`` (column arrays) set; None: as it is."""
+    rows = np.arange(len(predicted))
+    for group in groups or ():
+        predicted[rows, group[np.argmax(proba[:, group], axis=1)]] = 1
+    return predicted
+
+
+def answer_of(name, above, proba, groups=None):
     """The 0/1 predictions (n, L) of the answer ``name`` (one of :data:`ANSWERS`) from
-    where the labels are above their thresholds (``above``) and the labels'
-    probabilities ``proba``.
+    where the labels are above their thresholds (``above``), the labels'
+    probabilities ``proba`` and the groups of exclusive labels (``"one per group"``).
 
     Examples
     --------
@@ -268,14 +314,22 @@ def answer_of(name, above, proba):
     [[0, 1, 0], [1, 1, 0]]
     >>> answer_of("most probable label", above, proba).tolist()
     [[0, 1, 0], [1, 0, 0]]
+    >>> answer_of("one per group", above, proba, (np.array([0, 1]), np.array([2]))).tolist()
+    [[0, 1, 1], [1, 0, 1]]
     """
     if name == "every label":
         return np.ones(above.shape, dtype=int)
-    predicted = (np.zeros(above.shape, dtype=int) if name == "most probable label"
+    empty = name in ("one per group", "most probable label")
+    predicted = (np.zeros(above.shape, dtype=int) if empty
                  else np.asarray(above, dtype=int).copy())
-    if name != "thresholds":
-        predicted[np.arange(len(predicted)), np.argmax(proba, axis=1)] = 1
-    return predicted
+    return force_most_probable(predicted, proba, _forced(name, above.shape[1], groups))
+
+
+def _forced(name, n_labels, groups):
+    """The groups whose most probable label the answer ``name`` always gives."""
+    if name in ("thresholds", "every label"):
+        return None
+    return groups if name == "one per group" else (np.arange(n_labels),)
 
 
 def _score(Y, predicted, average):
@@ -306,24 +360,26 @@ def _probability_answer(proba, Y, folds, average):
 def choose_answer(decision, Y, folds, stacked, scoring, policy):
     """The answer of ``predict`` chosen on held-out decisions for ``scoring`` (one of
     :data:`ANSWERS`; the shared probability threshold where the probabilities are a
-    :class:`LabelCalibrator`'s, not a stacker's). Returns ``(name, scores by answer)``;
-    warns, naming the scorer and the trivial score, where the best does not beat the
-    better trivial answer by ``policy.trivial_margin``."""
+    :class:`LabelCalibrator`'s, not a stacker's; one label per group where the labels
+    form groups, :func:`label_groups`). Returns ``(name, scores by answer)``; warns,
+    naming the scorer and the trivial score, where the best does not beat the better
+    trivial answer by ``policy.trivial_margin``."""
     average = MULTILABEL_SCORES[scoring]
     proba = decision if stacked else _held_out_proba(decision, Y, folds)
     thresholded = _thresholded(decision, Y, folds)
+    groups = label_groups(Y)
     found = {}
     for name in ANSWERS:
-        if name == "probability":
-            if not stacked:
-                found[name] = _score(Y, _probability_answer(proba, Y, folds, average),
-                                     average)
-            continue
-        found[name] = _score(Y, answer_of(name, thresholded, proba), average)
+        if name == "probability" and not stacked:
+            found[name] = _score(Y, _probability_answer(proba, Y, folds, average), average)
+        elif name == "one per group" and groups is not None:
+            found[name] = _score(Y, answer_of(name, thresholded, proba, groups), average)
+        elif name not in ("probability", "one per group"):
+            found[name] = _score(Y, answer_of(name, thresholded, proba), average)
     best = max(found, key=lambda name: (found[name], -ANSWERS.index(name)))
-    trivial = max(ANSWERS[3:], key=lambda name: found[name])
+    trivial = max(ANSWERS[-2:], key=lambda name: found[name])
     if found[best] < found[trivial] + policy.trivial_margin:
-        learnt = max(value for name, value in found.items() if name not in ANSWERS[3:])
+        learnt = max(value for name, value in found.items() if name not in ANSWERS[-2:])
         warnings.warn(
             f"several labels: on held-out folds the labels' thresholds score {scoring} "
             f"{learnt:.4f}, not {policy.trivial_margin} above the trivial answer "
@@ -334,12 +390,14 @@ def choose_answer(decision, Y, folds, stacked, scoring, policy):
 
 
 def _answer_rule(name, thresholds, calibrator, proba, Y, average):
-    """``(thresholds, at_least_one)`` of ``predict`` answering ``name``; the shared
-    probability threshold as each label's threshold of its decision value."""
+    """``(thresholds, groups)`` of ``predict`` answering ``name``: each label's
+    threshold of its decision value (the shared probability threshold's, through the
+    calibrator) and the groups whose most probable label is always given (None)."""
+    groups = _forced(name, Y.shape[1], label_groups(Y))
     if name == "every label":
-        return np.full_like(thresholds, -np.inf), False
-    if name == "most probable label":
-        return np.full_like(thresholds, np.inf), True
+        return np.full_like(thresholds, -np.inf), groups
+    if name in ("most probable label", "one per group"):
+        return np.full_like(thresholds, np.inf), groups
     if name == "probability":
         t = shared_threshold(proba, Y, average)
         logit = np.log(t) - np.log1p(-t)
@@ -348,8 +406,8 @@ def _answer_rule(name, thresholds, calibrator, proba, Y, average):
                          calibrator.constant_)
         flat = np.where(level > t, -np.inf, np.inf)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(slope > 0, (logit - calibrator.intercept_) / slope, flat), True
-    return thresholds, name != "thresholds"
+            return np.where(slope > 0, (logit - calibrator.intercept_) / slope, flat), groups
+    return thresholds, groups
 
 
 def _fit_best(best, Y, targets, folds, settings, scoring, rows, policy):
