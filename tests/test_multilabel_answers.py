@@ -126,3 +126,16 @@ def test_large_graphs_take_the_factored_candidate():
     assert names == ["SpectralEmbeddingKernel"]
     names = [type(k).__name__ for k in multilabel_kernels(100, False, n_nodes=4000)]
     assert names[0] == "CooccurrenceKernel"
+
+
+@pytest.mark.parametrize("average", ["micro", "macro", "samples", "weighted"])
+def test_answers_are_scored_as_scikit_learn_scores_them(average):
+    from digraph_askls.models.selection._multilabel import _score
+
+    rng = np.random.default_rng(average.__len__())
+    Y = (rng.random((200, 6)) < 0.2).astype(int)
+    Y[:, 5] = 0                                   # a label no node has
+    predicted = (rng.random((200, 6)) < 0.3).astype(int)
+    predicted[:20] = 0                            # nodes answered no label
+    assert _score(Y, predicted, average) == pytest.approx(
+        f1_score(Y, predicted, average=average, zero_division=0), abs=1e-12)
