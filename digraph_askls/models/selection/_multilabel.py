@@ -362,7 +362,8 @@ def shared_threshold(proba, Y, average):
     probable) that scores best on these nodes; a grid of the upper quantiles of
     ``proba``."""
     grid = np.unique(np.quantile(proba, np.linspace(0.5, 0.999, 40)))
-    values = [_score(Y, answer_of("probability", proba > t, proba), average) for t in grid]
+    top = answer_of("most probable label", np.zeros(proba.shape, dtype=int), proba) > 0
+    values = [_score(Y, (proba > t) | top, average) for t in grid]
     return float(grid[int(np.argmax(values))])
 
 
