@@ -14,8 +14,8 @@ from digraph_askls import NodeClassifier
 from digraph_askls.datasets import make_multilabel_sbm
 from digraph_askls.kernels import FactoredKernel, SpectralEmbeddingKernel, get_spectral_maps
 from digraph_askls.models.selection import multilabel_kernels
-from digraph_askls.models.selection._multilabel import (LabelCalibrator, answer_of,
-                                                        label_groups)
+from digraph_askls.models.selection._answers import (LabelCalibrator, answer_of,
+                                                     label_groups)
 
 pytestmark = pytest.mark.filterwarnings("ignore:The inner solver of NewtonCholeskySolver")
 
@@ -130,7 +130,7 @@ def test_large_graphs_take_the_factored_candidate():
 
 @pytest.mark.parametrize("average", ["micro", "macro", "samples", "weighted"])
 def test_answers_are_scored_as_scikit_learn_scores_them(average):
-    from digraph_askls.models.selection._multilabel import _score
+    from digraph_askls.models.selection._answers import _score
 
     rng = np.random.default_rng(average.__len__())
     Y = (rng.random((200, 6)) < 0.2).astype(int)

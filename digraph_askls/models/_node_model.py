@@ -20,7 +20,7 @@ import numpy as np
 from ..kernels import restrict_kernel
 from ._calibration import log_proba
 from ._views import KernelViews
-from .selection._multilabel import force_most_probable
+from .selection._answers import force_most_probable
 from .selection._scoring import decide
 
 __all__ = ["FittedModel", "decision_values", "explicit_weights", "predict_codes",
