@@ -266,10 +266,8 @@ def choose_answer(decision, Y, folds, stacked, scoring, policy):
     best = max(found, key=lambda name: (found[name], -ANSWERS.index(name)))
     trivial = max(ANSWERS[-2:], key=lambda name: found[name])
     if found[best] < found[trivial] + policy.trivial_margin:
-        # The winner's held-out decisions were chosen among the candidates on these
-        # folds: a learnt answer that beats a trivial one by less than the margin may
-        # not beat it on new nodes (two partitions, p_same 0.5: 0.4385 held out against
-        # 0.400 for every label, 0.355 on the unlabelled nodes).
+        # A learnt answer that beats a trivial one by less than the margin on held-out
+        # folds may not beat it on new nodes.
         learnt = max(value for name, value in found.items() if name not in ANSWERS[-2:])
         best = trivial
         warnings.warn(

@@ -151,6 +151,23 @@ def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, 
     return _fit_best(best, Y, targets, folds, settings, scoring, rows, policy)
 
 
+def _fresh_answer(decomposition, targets, Y, gamma, name, n_folds, settings, scoring,
+                  policy):
+    """The answer of ``predict`` (:func:`~._answers.choose_answer`) chosen on held-out
+    decisions of new folds: the winner was chosen among the candidates on the selection's
+    folds, whose decisions flatter it against the trivial answers."""
+    seed = settings.random_state
+    if isinstance(seed, (int, np.integer)):
+        seed = int(seed) + 1                    # other folds than the selection's
+    folds = make_folds(np.zeros(Y.shape[0], dtype=int), n_folds, seed)
+    scores, _ = decomposition.fold_scores(targets, gamma, folds)
+    decision = (_stacked_decisions(scores, Y, folds) if name == "stack"
+                else _decisions(scores, name))
+    if decision is None:                        # a fold left a label one-sided
+        decision, name = _decisions(scores, "average"), "average"
+    return choose_answer(decision, Y, folds, name == "stack", scoring, policy)[0]
+
+
 def _fit_best(best, Y, targets, folds, settings, scoring, rows, policy):
     """The fitted estimator of the best candidate, its record and its calibrator."""
     value, recipe, kernel, decomposition, gamma, name, scores, mean_model, decision = best
@@ -164,8 +181,8 @@ def _fit_best(best, Y, targets, folds, settings, scoring, rows, policy):
     selection = selection_record(recipe, gamma, score=value, estimate=None, interval=None,
                                  held_out=value, optimism=None, engine="spectral",
                                  merge=name, n_folds=len(folds), scoring=scoring)
-    answer, _ = choose_answer(decision, Y, coarsen_folds(folds, policy.merge_folds),
-                              stacking, scoring, policy)
+    answer = _fresh_answer(decomposition, targets, Y, gamma, name,
+                           min(len(folds), policy.merge_folds), settings, scoring, policy)
     proba = None if calibrator is None else calibrator.predict_proba(decision)
     return (kernel, estimator, selection, rows.columns(RANK_TIES["folds"]), calibrator,
             rule_of(answer, label_thresholds(decision, Y), calibrator, proba, Y,
