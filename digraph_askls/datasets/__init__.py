@@ -8,7 +8,7 @@ from digraph_askls.datasets._load import load_dataset
 from digraph_askls.datasets._planetoid import PLANETOID_SPLITS, load_planetoid_split
 from digraph_askls.datasets._parsers import load_askls_mat, load_npz, load_ogb_raw
 from digraph_askls.datasets._registry import list_datasets
-from digraph_askls.datasets._sbm import make_directed_sbm
+from digraph_askls.datasets._sbm import make_directed_sbm, make_multilabel_sbm
 from digraph_askls.datasets._uci import UCI_TABLES, load_uci
 
 __all__ = [
@@ -29,4 +29,5 @@ __all__ = [
     "PLANETOID_SPLITS",
     "UCI_TABLES",
     "make_directed_sbm",
+    "make_multilabel_sbm",
 ]

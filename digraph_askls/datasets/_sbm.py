@@ -1,4 +1,5 @@
-"""Directed stochastic block model with a one-way flow between classes."""
+"""Directed stochastic block models with a one-way flow between classes: one class per
+node, or one class in each of several independent partitions (several labels)."""
 
 import logging
 import numbers
@@ -6,7 +7,7 @@ import numbers
 import numpy as np
 from scipy import sparse
 
-__all__ = ["make_directed_sbm"]
+__all__ = ["make_directed_sbm", "make_multilabel_sbm"]
 
 logger = logging.getLogger(__name__)
 
@@ -123,3 +124,72 @@ def make_directed_sbm(n_nodes, n_classes, avg_degree, p_in=0.5, random_state=Non
         n_nodes, n_classes, n_draws, adjacency.nnz,
     )
     return adjacency, labels
+
+
+def make_multilabel_sbm(n_nodes, n_classes_per_partition, n_partitions=2, avg_degree=10.0,
+                        p_same=0.7, random_state=None):
+    """Sample a directed graph whose nodes have one class in each of several independent
+    partitions: several labels per node, one per partition.
+
+    Each partition is a :func:`make_directed_sbm` of its own on the same nodes (its
+    classes drawn independently of the other partitions'), with ``avg_degree /
+    n_partitions`` edge draws per node and ``p_same`` the chance that an edge stays in
+    its source's class (else it goes to the next class of that partition); the graph is
+    the union of the partitions' edges. A label is thus told by a share of a node's
+    links only, the rest being noise for it: ``p_same`` (0.5 to 0.8) and the number of
+    partitions set how hard the labels are.
+
+    Parameters
+    ----------
+    n_nodes : int
+        At least ``2 * n_classes_per_partition``.
+    n_classes_per_partition : int
+        Classes of each partition, at least 2.
+    n_partitions : int, default=2
+        Independent partitions, at least 1 (one: a single label per node, written as
+        an indicator).
+    avg_degree : float, default=10.0
+        Edge draws per node over all partitions (before duplicates are merged).
+    p_same : float, default=0.7
+        Chance that an edge stays inside its source's class of its partition, in
+        ``[0, 1]``.
+    random_state : int, numpy.random.Generator or None, default=None
+
+    Returns
+    -------
+    adjacency : scipy.sparse.csr_matrix of shape (n_nodes, n_nodes)
+        ``1.0`` where an edge was drawn (no self-loops, no duplicates).
+    label_matrix : ndarray of shape (n_nodes, n_partitions * n_classes_per_partition)
+        0/1 indicator, partition after partition: columns ``p * n_classes_per_partition``
+        to ``(p + 1) * n_classes_per_partition - 1`` are partition ``p``'s classes, so
+        every row holds exactly ``n_partitions`` ones.
+
+    Examples
+    --------
+    >>> from digraph_askls.datasets import make_multilabel_sbm
+    >>> adjacency, Y = make_multilabel_sbm(60, 3, n_partitions=2, avg_degree=6.0,
+    ...                                    random_state=0)
+    >>> adjacency.shape, Y.shape
+    ((60, 60), (60, 6))
+    >>> Y.sum(axis=1).tolist() == [2] * 60
+    True
+    >>> Y[:, :3].sum(axis=0).tolist()
+    [20, 20, 20]
+    """
+    n_partitions = _check_int(n_partitions, "n_partitions", 1)
+    k = _check_int(n_classes_per_partition, "n_classes_per_partition", 2)
+    if isinstance(avg_degree, bool) or not isinstance(avg_degree, numbers.Real):
+        raise TypeError(f"avg_degree must be a number, got {type(avg_degree).__name__}")
+    rng = np.random.default_rng(random_state)
+    adjacency = None
+    label_matrix = np.zeros((int(n_nodes), n_partitions * k), dtype=int)
+    for partition in range(n_partitions):
+        links, labels = make_directed_sbm(n_nodes, k, avg_degree / n_partitions,
+                                          p_in=p_same, random_state=rng)
+        adjacency = links if adjacency is None else adjacency + links
+        label_matrix[np.arange(len(labels)), partition * k + labels] = 1
+    adjacency = sparse.csr_matrix(adjacency)
+    adjacency.sum_duplicates()
+    adjacency.data[:] = 1.0
+    adjacency.sort_indices()
+    return adjacency, label_matrix

@@ -15,6 +15,7 @@ from digraph_askls.kernels._restrict import dense_block, restrict_kernel
 from digraph_askls.kernels._roles import ROLE_FEATURES, get_role_features, get_role_kernel
 from digraph_askls.kernels._smoothed import get_smoothed_attribute_kernel
 from digraph_askls.kernels._cooccurrence import CooccurrenceKernel, get_cooccurrence_kernel
+from digraph_askls.kernels._eigenmap import SpectralEmbeddingKernel, get_spectral_maps
 from digraph_askls.kernels._families import (
     AttributeKernel,
     InDegreeKernel,
@@ -60,6 +61,7 @@ __all__ = [
     "ROLE_FEATURES",
     "RoleKernel",
     "SmoothedAttributeKernel",
+    "SpectralEmbeddingKernel",
     "SumKernel",
     "VoteKernel",
     "WalkKernel",
@@ -72,6 +74,7 @@ __all__ = [
     "get_link_profile_kernel",
     "get_role_features",
     "get_smoothed_attribute_kernel",
+    "get_spectral_maps",
     "get_role_kernel",
     "stack_factored",
     "KERNELS",

@@ -132,7 +132,7 @@ class NodeClassifier(ClassifierMixin, FittedAttributesMixin, BaseEstimator):
     calibrator_ : object or None
         What calibrates :meth:`predict_proba` (None: fitted as given).
     thresholds_ : ndarray of shape (n_labels,) or None
-        Several labels per node: a label is predicted above its threshold.
+        Several labels per node: each label's threshold (``-inf``: every label answered).
 
     Examples
     --------
@@ -260,7 +260,7 @@ class NodeClassifier(ClassifierMixin, FittedAttributesMixin, BaseEstimator):
             classes_=plan.classes if several else plan.classes[result.estimator.classes_],
             _node_scores=result.node_scores, _node_index=NodeIndex(plan.nodes),
             _costs=plan.costs, _fitted_features=plan.fitted_features,
-            _weight=plan.weight, _multilabel=several)
+            _weight=plan.weight, _multilabel=several, _label_groups=result.label_groups)
         vars(self).update(fitted)
         return self
 
@@ -271,7 +271,7 @@ class NodeClassifier(ClassifierMixin, FittedAttributesMixin, BaseEstimator):
                            getattr(self, "_node_scores", None),
                            getattr(self, "calibrator_", None),
                            None if costs is None else costs[self.estimator_.classes_],
-                           getattr(self, "thresholds_", None))
+                           getattr(self, "thresholds_", None), getattr(self, "_label_groups", None))
 
     def _where(self, nodes, graph, features):
         """The model, and the positions of ``nodes`` or the views of a grown graph's."""

@@ -20,6 +20,7 @@ import numpy as np
 from ..kernels import restrict_kernel
 from ._calibration import log_proba
 from ._views import KernelViews
+from .selection._answers import force_most_probable
 from .selection._scoring import decide
 
 __all__ = ["FittedModel", "decision_values", "explicit_weights", "predict_codes",
@@ -29,7 +30,8 @@ __all__ = ["FittedModel", "decision_values", "explicit_weights", "predict_codes"
 class FittedModel(NamedTuple):
     """The fitted state that answers (see the module). ``costs``: the cost of an error
     on each of ``estimator.classes_`` (None: arg-max decisions); ``thresholds``: one per
-    label for several labels, else None."""
+    label for several labels, else None; ``label_groups``: the groups of labels (column
+    arrays) of which every node is answered at least the most probable (None: none)."""
 
     kernel: object
     estimator: object
@@ -38,12 +40,13 @@ class FittedModel(NamedTuple):
     calibrator: object = None
     costs: object = None
     thresholds: object = None
+    label_groups: object = None
 
     @classmethod
     def of(cls, result, train, costs=None):
         """The model of a :class:`~digraph_askls.models.selection.SearchResult`."""
         return cls(result.kernel, result.estimator, train, result.node_scores,
-                   result.calibrator, costs, result.thresholds)
+                   result.calibrator, costs, result.thresholds, result.label_groups)
 
     @property
     def several_labels(self):
@@ -79,7 +82,11 @@ def predict_codes(model, positions=None, views=None):
     if model.several_labels:
         decision = estimator.decision_function(model.views(positions) if views is None
                                                else views)
-        return (decision > model.thresholds).astype(int)
+        above = (decision > model.thresholds).astype(int)
+        if model.label_groups is None:
+            return above
+        return force_most_probable(above, predict_proba(model, positions, views),
+                                   model.label_groups)
     if model.costs is not None:
         proba = _merged_proba(model, positions, views)
         return estimator.classes_[decide(proba, model.costs)]

@@ -5,6 +5,7 @@ its gamma grid and the engine that scores it (:class:`Candidate`)."""
 from dataclasses import dataclass
 
 from ...kernels import (AttributeKernel, CooccurrenceKernel, GraphKernel, LinkProfileKernel,
+                        SpectralEmbeddingKernel,
                         NamedKernel, RoleKernel, SmoothedAttributeKernel, VoteKernel,
                         WalkKernel)
 from ._engines import Engine
@@ -104,13 +105,24 @@ def multilabel_kernels(n_train, has_features, labels_per_class=None, n_nodes=Non
     micro-F1 0.40 against 0.18). Single-label targets keep :func:`default_kernels`: the
     kernel has not been through their comparison yet.
 
+    On a graph without features of more than ``policy.dense_multilabel_nodes`` nodes
+    every one of those is a dense ``m x m`` block decomposed in ``O(m^3)``, a cost that
+    grows with the labelled nodes (BlogCatalog, one thread: 95 s with 10 % labelled, 402 s
+    with 50 %): the candidate there is the factored spectral kernel
+    (:class:`~digraph_askls.kernels.SpectralEmbeddingKernel`, 128 maps), paid once by
+    ``eigsh`` and then ``O(m d^2)`` (``benchmarks/bench_multilabel.py``).
+
     Examples
     --------
     >>> [type(k).__name__ for k in multilabel_kernels(100, False, n_nodes=500)][:2]
     ['CooccurrenceKernel', 'WalkKernel']
     >>> type(multilabel_kernels(100, True, n_nodes=500)[0]).__name__
     'AttributeKernel'
+    >>> [type(k).__name__ for k in multilabel_kernels(5000, False, n_nodes=10_000)]
+    ['SpectralEmbeddingKernel']
     """
+    if not has_features and (n_nodes or 0) > policy.dense_multilabel_nodes:
+        return [SpectralEmbeddingKernel()]
     kernels = default_kernels(n_train, has_features, labels_per_class, n_nodes, policy)
     if not has_features and (n_nodes or 0) <= policy.large_graph:
         kernels.insert(0, CooccurrenceKernel())

@@ -10,18 +10,14 @@ nodes at random (a node has several labels: there is no class to stratify by). E
 (``scoring="f1_macro"``, ``"f1_samples"`` or ``"f1_weighted"`` otherwise): the mean
 of the views and the per-label stacker (one logistic regression per label on that
 label's two view scores, cross-validated on the out-of-fold scores); the best is
-fitted. A label is predicted where its decision value exceeds the label's threshold,
-the one that maximises the label's F1 on held-out decisions (:func:`label_thresholds`):
-a rare label's decision is seldom positive, so a threshold of 0 would hardly ever
-predict it. In the score each fold's thresholds are chosen on the other folds; the
-fitted model's on every labelled node.
+fitted. What ``predict`` answers (the labels' thresholds, one label per group, a
+trivial answer, ...) is then chosen on the winner's held-out decisions
+(:mod:`~._answers`).
 """
 
 import time
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import f1_score
 
 from ...kernels import restrict_kernel
 from ...kernels._specs import gamma_grid
@@ -30,6 +26,8 @@ from .._askls import AsKLSClassifier
 from .._decomposition import decompose
 from .._folds import coarsen_folds, make_folds
 from .._mergers import OneSidedColumn, StackMerger
+from ._answers import (MULTILABEL_SCORES, LabelCalibrator, _score, _thresholded, answer_of,
+                       choose_answer, label_groups, label_thresholds, rule_of)
 from ._results import RANK_TIES, ResultsTable, selection_record
 
 __all__ = ["LabelCalibrator", "MULTILABEL_MERGES", "MULTILABEL_SCORES", "label_thresholds",
@@ -39,9 +37,6 @@ __all__ = ["LabelCalibrator", "MULTILABEL_MERGES", "MULTILABEL_SCORES", "label_t
 #: multinomial: one distribution over classes, not one probability per label).
 MULTILABEL_MERGES = ("average", "stack", "source", "target")
 
-#: Scores of a multi-label selection, by name: the ``average`` of ``f1_score``.
-MULTILABEL_SCORES = {"f1_micro": "micro", "f1_macro": "macro", "f1_samples": "samples",
-                     "f1_weighted": "weighted"}
 
 
 def multilabel_scoring(scoring):
@@ -55,63 +50,6 @@ def multilabel_scoring(scoring):
     raise ValueError(f"a multi-label target is scored by one of "
                      f"{sorted(MULTILABEL_SCORES)} (the default: 'f1_micro'), got "
                      f"scoring={scoring!r}")
-
-
-class LabelCalibrator:
-    """One logistic curve per label on its decision value (Platt scaling), fitted on the
-    labelled nodes' out-of-fold decisions: the probabilities of a merge without its own
-    (the mean of the views)."""
-
-    def fit(self, decision, Y):
-        self.models_ = []
-        for column in range(Y.shape[1]):
-            target = Y[:, column]
-            if target.min() == target.max():      # a label every node has, or none
-                self.models_.append(float(target[0]))
-                continue
-            self.models_.append(LogisticRegression(C=1.0).fit(decision[:, [column]], target))
-        return self
-
-    def predict_proba(self, decision):
-        """The probability of each label (n, n_labels)."""
-        return np.column_stack([
-            np.full(decision.shape[0], model) if isinstance(model, float)
-            else model.predict_proba(decision[:, [column]])[:, 1]
-            for column, model in enumerate(self.models_)])
-
-
-def label_thresholds(decision, Y):
-    """One threshold per label (L,): predicting the label where ``decision`` exceeds it
-    gives the label's best F1 on these held-out decisions (m, L) and 0/1 labels ``Y``
-    (midway between the last decision predicted and the next; ``inf`` for a label no
-    node has).
-
-    Examples
-    --------
-    >>> label_thresholds(np.array([[0.9], [0.4], [-0.2], [-0.5]]), np.array([[1], [1], [0], [0]]))
-    array([0.1])
-    """
-    m, n_labels = decision.shape
-    order = np.argsort(-decision, axis=0, kind="stable")
-    ranked = np.take_along_axis(decision, order, axis=0)
-    hits = np.cumsum(np.take_along_axis(Y, order, axis=0), axis=0)
-    positives = Y.sum(axis=0)
-    f1 = 2.0 * hits / (np.arange(1, m + 1)[:, None] + positives)
-    last = np.argmax(f1, axis=0)                 # the last node predicted, in order
-    columns = np.arange(n_labels)
-    after = ranked[np.minimum(last + 1, m - 1), columns]
-    thresholds = np.where(last + 1 < m, (ranked[last, columns] + after) / 2, -np.inf)
-    return np.where(positives > 0, thresholds, np.inf)
-
-
-def _thresholded(decision, Y, folds):
-    """Held-out predictions: each fold's decisions at thresholds chosen on the others."""
-    predicted = np.zeros(Y.shape, dtype=int)
-    everything = np.arange(Y.shape[0])
-    for held in folds:
-        train = np.setdiff1d(everything, held)
-        predicted[held] = decision[held] > label_thresholds(decision[train], Y[train])
-    return predicted
 
 
 def _decisions(scores, name):
@@ -140,16 +78,30 @@ def _stacked_decisions(scores, Y, folds):
     return decision
 
 
-def _merge_scores(scores, Y, folds, merges, average):
-    """``{merge: (F1, held-out decisions)}`` of each merge that could be fitted."""
+def _merge_scores(scores, Y, folds, merges, average, groups=None):
+    """``{merge: (F1, held-out decisions)}`` of each merge that could be fitted: the F1
+    of the thresholded decisions, or of the most probable label of each group where the
+    labels form groups (:func:`label_groups`) and that scores more."""
     found = {}
     for name in merges:
         decision = (_stacked_decisions(scores, Y, folds) if name == "stack"
                     else _decisions(scores, name))
         if decision is not None:
-            found[name] = (float(f1_score(Y, _thresholded(decision, Y, folds),
-                                          average=average, zero_division=0)), decision)
+            value = _score(Y, _thresholded(decision, Y, folds), average)
+            if groups is not None:
+                value = max(value, _score(Y, answer_of("one per group", decision, decision,
+                                                       groups), average))
+            found[name] = (value, decision)
     return found
+
+
+def _merges_of(scores, merges, merge):
+    """The merges compared on view scores (2, m, L): under ``merge="auto"`` the stacker
+    only where the two views differ (a symmetric kernel's are one, and a stacker of one
+    score twice over costs a regression per label and fold for nothing)."""
+    if merge == "auto" and np.allclose(scores[0], scores[1]):
+        return tuple(name for name in merges if name != "stack")
+    return merges
 
 
 def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, max_folds,
@@ -157,11 +109,15 @@ def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, 
     """Choose the kernel, gamma and merge of a multi-label target ``Y`` (m, n_labels) of
     0 and 1 on the labelled nodes ``train``, and fit them.
 
-    Returns ``(kernel, estimator, selection, cv_results, calibrator, thresholds)``: the
+    Returns ``(kernel, estimator, selection, cv_results, calibrator, rule)``: the
     chosen kernel on all nodes, the fitted :class:`~digraph_askls.AsKLSClassifier`, what
     was chosen, one row per (kernel, gamma, merge) tried, the :class:`LabelCalibrator`
-    of a merge without probabilities of its own (None for the stacker) and the
-    thresholds of the labels' decision values (:func:`label_thresholds`).
+    of a merge without probabilities of its own (None for the stacker) and the rule of
+    ``predict``, ``(thresholds, groups)``: the thresholds of the labels' decision
+    values (:func:`label_thresholds`; all ``-inf`` where every label is answered, all
+    ``inf`` where the most probable ones alone are) and the groups of labels (column
+    arrays, or None) of which every node is answered at least the most probable
+    (:func:`choose_answer`).
     """
     m = train.size
     average = MULTILABEL_SCORES[scoring]
@@ -169,6 +125,7 @@ def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, 
     folds = make_folds(np.zeros(m, dtype=int), min(max_folds, m), settings.random_state)
     merge_folds = coarsen_folds(folds, policy.merge_folds)
     targets = 2.0 * Y - 1.0
+    groups = label_groups(Y)
     rows = ResultsTable()
     best = None
     for recipe in recipes:
@@ -180,8 +137,9 @@ def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, 
                 scores, mean_model = decomposition.fold_scores(targets, gamma, folds)
             except (SingularSystemError, NotPositiveDefinite):
                 continue
-            for name, (value, decision) in _merge_scores(scores, Y, merge_folds, merges,
-                                                         average).items():
+            for name, (value, decision) in _merge_scores(
+                    scores, Y, merge_folds, _merges_of(scores, merges, merge),
+                    average, groups).items():
                 rows.add(recipe, gamma, "spectral", value, np.nan, name,
                          time.perf_counter() - start, m)
                 if best is None or value > best[0]:
@@ -190,10 +148,27 @@ def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, 
     if best is None:
         raise ValueError("no candidate kernel and gamma gave a solvable system on the "
                          "labelled nodes; pass another kernel or gamma")
-    return _fit_best(best, Y, targets, folds, settings, scoring, rows)
+    return _fit_best(best, Y, targets, folds, settings, scoring, rows, policy)
 
 
-def _fit_best(best, Y, targets, folds, settings, scoring, rows):
+def _fresh_answer(decomposition, targets, Y, gamma, name, n_folds, settings, scoring,
+                  policy):
+    """The answer of ``predict`` (:func:`~._answers.choose_answer`) chosen on held-out
+    decisions of new folds: the winner was chosen among the candidates on the selection's
+    folds, whose decisions flatter it against the trivial answers."""
+    seed = settings.random_state
+    if isinstance(seed, (int, np.integer)):
+        seed = int(seed) + 1                    # other folds than the selection's
+    folds = make_folds(np.zeros(Y.shape[0], dtype=int), n_folds, seed)
+    scores, _ = decomposition.fold_scores(targets, gamma, folds)
+    decision = (_stacked_decisions(scores, Y, folds) if name == "stack"
+                else _decisions(scores, name))
+    if decision is None:                        # a fold left a label one-sided
+        decision, name = _decisions(scores, "average"), "average"
+    return choose_answer(decision, Y, folds, name == "stack", scoring, policy)[0]
+
+
+def _fit_best(best, Y, targets, folds, settings, scoring, rows, policy):
     """The fitted estimator of the best candidate, its record and its calibrator."""
     value, recipe, kernel, decomposition, gamma, name, scores, mean_model, decision = best
     full = decomposition.solve(targets, gamma)
@@ -206,5 +181,9 @@ def _fit_best(best, Y, targets, folds, settings, scoring, rows):
     selection = selection_record(recipe, gamma, score=value, estimate=None, interval=None,
                                  held_out=value, optimism=None, engine="spectral",
                                  merge=name, n_folds=len(folds), scoring=scoring)
+    answer = _fresh_answer(decomposition, targets, Y, gamma, name,
+                           min(len(folds), policy.merge_folds), settings, scoring, policy)
+    proba = None if calibrator is None else calibrator.predict_proba(decision)
     return (kernel, estimator, selection, rows.columns(RANK_TIES["folds"]), calibrator,
-            label_thresholds(decision, Y))
+            rule_of(answer, label_thresholds(decision, Y), calibrator, proba, Y,
+                         MULTILABEL_SCORES[scoring]))

@@ -92,6 +92,18 @@ class SelectionPolicy:
         by the class's cost, won the selection on noise in development (the long-tail
         protocol, seed 0: balanced accuracy 0.35 on CiteSeer's test nodes for a held-out
         0.58), where the mean view's did not.
+    dense_multilabel_nodes : int, default=4000
+        For several labels per node on a graph without features: up to this many nodes
+        the candidates are dense kernels (the co-occurrence kernel first, each labelled
+        block decomposed in ``O(m^3)``); on a larger graph the factored spectral kernel
+        (:class:`~digraph_askls.kernels.SpectralEmbeddingKernel`), whose fit costs
+        ``O(m d^2)``, so that more labelled nodes cost little more
+        (``benchmarks/bench_multilabel.py``).
+    trivial_margin : float, default=0.02
+        For several labels per node: ``predict`` answers the better trivial answer (every
+        label; the most probable label alone), and ``fit`` warns, where no learnt answer
+        beats it by this much of the scorer on held-out folds
+        (:func:`~._multilabel.choose_answer`).
     """
 
     few_labels_per_class: int = 50
@@ -107,6 +119,8 @@ class SelectionPolicy:
     racing_keep: int = 1
     estimate_interval_max: float = 0.3
     min_stacked_per_class: int = 3
+    dense_multilabel_nodes: int = 4000
+    trivial_margin: float = 0.02
 
     def ranking_sample_size(self, n_nodes, n_labelled=None):
         """At most this many labelled nodes rank the candidates on a graph of ``n_nodes``

@@ -84,7 +84,8 @@ class SearchResult(NamedTuple):
     ``estimator`` (:class:`~digraph_askls.AsKLSClassifier`), ``selection`` and
     ``cv_results`` (:mod:`~._results`), every node's view scores where the solve gave
     them (``node_scores``), the probability ``calibrator`` and, for several labels, the
-    labels' decision ``thresholds``."""
+    labels' decision ``thresholds`` and the groups of labels of which every node is
+    answered at least the most probable (``label_groups``, None: none)."""
 
     kernel: object
     estimator: object
@@ -93,6 +94,7 @@ class SearchResult(NamedTuple):
     node_scores: object = None
     calibrator: object = None
     thresholds: object = None
+    label_groups: object = None
 
 
 def route(space, problem):
@@ -131,14 +133,14 @@ def search(space, problem):
 def _routed(space, problem):
     how = route(space, problem)
     if how == "several labels":
-        kernel, estimator, selection, cv_results, calibrator, thresholds = \
+        kernel, estimator, selection, cv_results, calibrator, (thresholds, groups) = \
             select_multilabel(space.recipes, problem.adjacency, problem.features,
                               problem.target, problem.train, space.gammas,
                               merge=space.merge, max_folds=problem.max_folds,
                               settings=problem.settings, policy=problem.policy,
                               scoring=problem.scoring)
         return SearchResult(kernel, estimator, selection, cv_results, None, calibrator,
-                            thresholds)
+                            thresholds, groups)
     if how == "validation":
         ranked = search(space, problem._replace(valid=None, valid_codes=None))
         return _on_validation(space, problem, ranked)
