@@ -266,12 +266,12 @@ class NodeClassifier(ClassifierMixin, FittedAttributesMixin, BaseEstimator):
 
     def _model(self):
         check_is_fitted(self)
-        costs = getattr(self, "_costs", None)   # per class; the model's are per column
+        get = vars(self).get            # a model saved before a state existed lacks it
+        costs = get("_costs")           # per class; the model's are per column
         return FittedModel(self.kernel_, self.estimator_, self.train_nodes_,
-                           getattr(self, "_node_scores", None),
-                           getattr(self, "calibrator_", None),
+                           get("_node_scores"), get("calibrator_"),
                            None if costs is None else costs[self.estimator_.classes_],
-                           getattr(self, "thresholds_", None), getattr(self, "_label_groups", None))
+                           get("thresholds_"), get("_label_groups"))
 
     def _where(self, nodes, graph, features):
         """The model, and the positions of ``nodes`` or the views of a grown graph's."""
