@@ -5,12 +5,12 @@ A local cluster of two worker processes on the loopback (the ``dask_client`` fix
 skips without the dask extra).
 """
 
-import os
-import signal
 import warnings
 
 import numpy as np
 import pytest
+
+from test_faults import _KillingClient   # a worker killed at a set gather
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import make_directed_sbm
@@ -154,25 +154,6 @@ def test_bad_attributes_on_the_cluster_are_named(dask_client, problem):
     with pytest.raises(TypeError, match="must hold numbers .* got dtype <U1"):
         NodeClassifier(kernel=ATTRIBUTE_KERNELS[:1]).fit(
             adjacency, labels, features=da.from_array(np.full((3000, 2), "a")))
-
-
-class _KillingClient:
-    """The client, except that a worker process is killed (SIGKILL) at the ``after``-th
-    gather, once its tasks are submitted and before their results come back."""
-
-    def __init__(self, client, after):
-        self._client, self.after, self.gathers, self.killed = client, after, 0, None
-
-    def __getattr__(self, name):
-        return getattr(self._client, name)
-
-    def gather(self, futures, *args, **kwargs):
-        self.gathers += 1
-        if self.gathers == self.after:
-            pids = self._client.run(os.getpid)
-            self.killed = sorted(pids)[0]
-            os.kill(pids[self.killed], signal.SIGKILL)
-        return self._client.gather(futures, *args, **kwargs)
 
 
 @pytest.mark.parametrize("after", [3, 4])
