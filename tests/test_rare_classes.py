@@ -98,3 +98,20 @@ def test_minority_classes_keep_2_public_training_nodes(shared, shared_datasets):
         counts = dict(zip(graph.class_names, np.bincount(graph.labels[train])))
         assert all(counts[label] == 2 for label in minority)
         assert valid.size >= 496 and test.size >= 991
+
+
+def test_verify_reruns_the_rare_class_cells_by_their_trial(tmp_path):
+    import json
+
+    from experiments import _verify
+
+    verifier = _verify.VERIFIERS["rare-classes"]
+    assert verifier["methods"] == ("AsK-LS balanced",)
+    path = tmp_path / "cells.jsonl"
+    path.write_text("".join(json.dumps({"graph": "cora", "method": method, "seed": 5,
+                                        "trial": trial}) + "\n"
+                            for method in _rare_classes.RARE_METHODS for trial in (2, 0)))
+    cells = verifier["read"](path)
+    chosen = _verify.select_cells(cells, verifier["methods"], seed=5)
+    assert [(cell["method"], cell["split"]) for cell in chosen] == [
+        ("AsK-LS balanced", 0), ("AsK-LS balanced", 2)]
