@@ -4,6 +4,8 @@
   of features or searches;
 * :func:`long_tail_splits`: the long-tail protocol of the class-imbalanced papers (few
   labelled nodes in the last classes);
+* :func:`planetoid_long_tail_splits`: the same on the Planetoid public split, as GraphENS
+  and TAM run it (their minority classes, 500 validation and 1,000 test nodes);
 * :func:`has_twin` and :func:`twin_baseline`: nodes with the same links as a labelled node,
   and the reference that copies their labels (duplicated pages of Chameleon and Squirrel);
 * :func:`linear_reference_features`: the propagated features of the linear reference set
@@ -25,8 +27,18 @@ from digraph_askls.kernels._attributes import _mean_operator
 from digraph_askls.kernels._smoothed import normalized_undirected
 from digraph_askls.model_selection._split import _check_codes, _check_n_trials, _per_class_splits
 
-__all__ = ["check_protocol", "has_twin", "linear_reference_features", "long_tail_splits",
-           "twin_baseline"]
+__all__ = ["PLANETOID_MINORITIES", "check_protocol", "has_twin", "linear_reference_features",
+           "long_tail_splits", "planetoid_long_tail_splits", "twin_baseline"]
+
+#: The minority classes of GraphENS (Park et al., ICLR 2022) and TAM (Song et al., ICML
+#: 2022) on the Planetoid split: the last three classes in PyTorch Geometric's order, which
+#: is the order of the one-hot columns of the Planetoid files (Cora: Theory,
+#: Reinforcement_Learning, Genetic_Algorithms, Neural_Networks, Probabilistic_Methods,
+#: Case_Based, Rule_Learning, of 351, 217, 418, 818, 426, 298 and 180 nodes; CiteSeer: AI,
+#: ML, IR, DB, Agents, HCI, of 264 (249 and 15 featureless), 590, 668, 701, 596 and 508),
+#: by their LINQS names.
+PLANETOID_MINORITIES = {"cora": ("Probabilistic_Methods", "Case_Based", "Rule_Learning"),
+                        "citeseer": ("DB", "Agents", "HCI")}
 
 
 def check_protocol(n_trials, cv=None):
@@ -91,6 +103,78 @@ def long_tail_splits(labels, per_class=20, per_minority=2, n_minority=3, n_trial
                          f"have {n_classes} classes, got n_minority={n_minority}")
     counts = np.where(np.arange(n_classes) >= n_classes - n_minority, per_minority, per_class)
     return _per_class_splits(labels, counts, n_trials, random_state)
+
+
+def planetoid_long_tail_splits(labels, split, minority, per_minority=2, n_trials=10,
+                               random_state=None):
+    """The long-tail protocol on a public split: few labelled nodes of a few classes.
+
+    The protocol of GraphENS (Park et al., ICLR 2022) and TAM (Song et al., ICML 2022) on
+    the Planetoid split (:func:`~digraph_askls.datasets.load_planetoid_split`): every
+    training node of the split is labelled, except in the ``minority`` classes, which
+    keep ``per_minority`` of theirs (2 of 20: an imbalance ratio of 10); the validation
+    and test nodes are the split's, the same in every trial. Trial ``t`` draws the kept
+    nodes with ``numpy.random.default_rng([random_state, t])``: for each minority class in
+    the order given, ``per_minority`` of its training nodes (sorted by position) without
+    replacement.
+
+    Parameters
+    ----------
+    labels : ndarray of int
+        Class of each node.
+    split : Split
+        The public split (``train``, ``valid``, ``test`` node positions).
+    minority : sequence of int
+        The class codes of the minority classes (:data:`PLANETOID_MINORITIES` names them).
+    per_minority : int, default=2
+        Training nodes kept in each minority class (all of them where it has fewer).
+    n_trials : int, default=10
+    random_state : int or None
+        Base seed of the draws.
+
+    Returns
+    -------
+    list of (seed, train, valid, test)
+        ``seed`` is ``[random_state, t]``; ``train`` sorted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from digraph_askls.graph import Split
+    >>> labels = np.repeat(np.arange(3), 10)
+    >>> split = Split(np.array([0, 1, 2, 10, 11, 12, 20, 21, 22]), np.array([3, 13, 23]),
+    ...               np.array([4, 14, 24]))
+    >>> (_, train, valid, test), = planetoid_long_tail_splits(
+    ...     labels, split, minority=[2], per_minority=1, n_trials=1, random_state=0)
+    >>> np.bincount(labels[train]).tolist(), valid.tolist()
+    ([3, 3, 1], [3, 13, 23])
+    """
+    labels = _check_codes(labels)
+    if isinstance(per_minority, bool) or not isinstance(per_minority, numbers.Integral) \
+            or per_minority < 1:
+        raise ValueError(f"per_minority must be an integer >= 1, got {per_minority!r}")
+    _check_n_trials(n_trials)
+    train = np.sort(np.asarray(split.train, dtype=np.int64))
+    minority = [int(code) for code in minority]
+    present = set(labels[train].tolist())
+    if not minority or any(code not in present for code in minority):
+        raise ValueError(f"minority must name classes with training nodes in the split "
+                         f"(codes {sorted(present)}), got {minority}")
+    if len(present - set(minority)) < 1:
+        raise ValueError("minority must leave at least one majority class")
+    majority = train[~np.isin(labels[train], minority)]
+    trials = []
+    for trial in range(n_trials):
+        seed = [random_state, trial] if random_state is not None else None
+        rng = np.random.default_rng(seed)
+        kept = [majority]
+        for code in minority:
+            pool = train[labels[train] == code]
+            kept.append(rng.choice(pool, min(per_minority, pool.size), replace=False))
+        trials.append((seed, np.sort(np.concatenate(kept)),
+                       np.asarray(split.valid, dtype=np.int64),
+                       np.asarray(split.test, dtype=np.int64)))
+    return trials
 
 
 def _link_groups(adjacency):

@@ -18,6 +18,8 @@ Tables (:data:`VERIFIERS`):
   ``estimate-sealed-cells.jsonl``, with ``--cells``); the AsK-LS forms and the twin
   baseline can be rerun, the networks cannot (they need a device and hours).
 * ``long-tail``: the AsK-LS cells of ``docs/results/long_tail-cells.jsonl``.
+* ``rare-classes``: the AsK-LS cells of ``docs/results/rare_classes-cells.jsonl`` (their
+  ``trial`` is the ``split`` of the other tables).
 
 The other cell files (``gnn``, ``few_labels``, ``blogcatalog``) key their cells by a
 digest of the split alone and are not rerun here.
@@ -59,6 +61,26 @@ def _long_tail_rerun(cell, data_home):
                                int(cell["split"]), train, test)
 
 
+_RARE_TRIALS = {}
+
+
+def _rare_classes_rerun(cell, data_home):
+    from digraph_askls.datasets import load_dataset
+
+    from . import _rare_classes
+
+    key = (cell["graph"], int(cell["seed"]), data_home)
+    if key not in _RARE_TRIALS:
+        graph = load_dataset(cell["graph"], data_home=data_home, download=False)
+        _RARE_TRIALS[key] = graph, _rare_classes.planetoid_trials(
+            graph, cell["graph"], int(cell["seed"]), data_home=data_home)
+    graph, trials = _RARE_TRIALS[key]
+    _, train, valid, test = trials[int(cell["trial"])]
+    now = _rare_classes.run_cell(graph, cell["graph"], cell["method"], int(cell["seed"]),
+                                 int(cell["trial"]), train, valid, test)
+    return dict(now, split=now["trial"])
+
+
 def _comparison_cells(path):
     from ._comparison import load_cells
 
@@ -69,6 +91,12 @@ def _long_tail_cells(path):
     from ._long_tail import load_cells
 
     return list(load_cells(path).values())
+
+
+def _rare_classes_cells(path):
+    from ._rare_classes import load_cells
+
+    return [dict(cell, split=cell["trial"]) for cell in load_cells(path).values()]
 
 
 #: Per table: its cells' file (under ``docs/results``), how to read them, how to rerun
@@ -82,6 +110,10 @@ VERIFIERS = {
                   "rerun": _long_tail_rerun,
                   "scores": ("balanced_accuracy", "f1_macro", "accuracy"),
                   "methods": ("AsK-LS default", "AsK-LS balanced")},
+    "rare-classes": {"file": "rare_classes-cells.jsonl", "read": _rare_classes_cells,
+                     "rerun": _rare_classes_rerun,
+                     "scores": ("balanced_accuracy", "f1_macro", "accuracy"),
+                     "methods": ("AsK-LS balanced",)},
 }
 
 
@@ -170,8 +202,9 @@ def verify_cells(table, cells, methods=None, rows=None, splits=None, seed=None, 
     cells : list of dict
         The stored cells (e.g. ``VERIFIERS[table]["read"](path)``).
     methods : sequence of str, optional
-        Methods to rerun (default: ``"AsK-LS default"``); among the table's rerunnable
-        ones.
+        Methods to rerun (default: the table's first rerunnable one, ``"AsK-LS
+        default"``, or ``"AsK-LS balanced"`` for ``rare-classes``); among the table's
+        rerunnable ones.
     rows, splits, seed, limit
         See :func:`select_cells`.
     data_home : str, optional
@@ -189,7 +222,7 @@ def verify_cells(table, cells, methods=None, rows=None, splits=None, seed=None, 
     if table not in VERIFIERS:
         raise ValueError(f"expected a table among {sorted(VERIFIERS)}, got {table!r}")
     verifier = VERIFIERS[table]
-    methods = list(methods or ("AsK-LS default",))
+    methods = list(methods or verifier["methods"][:1])
     unknown = [method for method in methods if method not in verifier["methods"]]
     if unknown:
         raise ValueError(f"{table}: expected methods among {list(verifier['methods'])} (the "
@@ -273,7 +306,7 @@ def command_verify(args, notes):
                            args.limit, args.data_home, args.tolerance, not args.quiet)
     if not results:
         raise ValueError(f"no cell of {path} matches the methods "
-                         f"{args.methods or ['AsK-LS default']}, rows {args.rows}, splits "
+                         f"{args.methods or list(verifier['methods'][:1])}, rows {args.rows}, splits "
                          f"{args.splits} and seed {seed}")
     print(format_verification(args.table, results, verifier["scores"], provenance()))
     if args.report:

@@ -169,23 +169,26 @@ def test_weights_follow_the_classes_when_a_class_has_no_labelled_node():
 
 def test_prediction_is_the_class_of_least_expected_cost():
     # A class's weight is the cost of an error on one of its nodes: the prediction is
-    # argmax_c w_c p_c over the merge's probabilities, for kept and for new nodes.
+    # argmax_c w_c p_c over predict_proba's probabilities (calibrated where a calibrator
+    # was fitted: those that judge candidates on validation nodes).
     adjacency, known, _ = _imbalanced()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        clf = NodeClassifier(kernel="in_degree", gamma=1.0, merge="average",
-                             class_weight={2: 6.0}, random_state=0).fit(adjacency, known)
     costs = np.array([1.0, 1.0, 6.0])
-    proba = clf.estimator_.predict_proba(clf._views(None))
-    expected = clf.classes_[np.argmax(proba * costs, axis=1)]
-    np.testing.assert_array_equal(clf.predict(), expected)
-    assert not np.array_equal(expected, clf.classes_[np.argmax(proba, axis=1)])
+    for options in ({"kernel": "in_degree", "gamma": 1.0, "merge": "average"}, {}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            clf = NodeClassifier(class_weight={2: 6.0}, random_state=0,
+                                 **options).fit(adjacency, known)
+        proba = clf.predict_proba()
+        expected = clf.classes_[np.argmax(proba * costs, axis=1)]
+        np.testing.assert_array_equal(clf.predict(), expected)
+        assert not np.array_equal(expected, clf.classes_[np.argmax(proba, axis=1)])
+    assert clf.calibrator_ is not None
     unweighted = NodeClassifier(kernel="in_degree", gamma=1.0, merge="average",
                                 random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         unweighted.fit(adjacency, known)
-    plain = unweighted.estimator_.predict_proba(unweighted._views(None))
+    plain = unweighted.predict_proba()
     np.testing.assert_array_equal(unweighted.predict(),
                                   unweighted.classes_[np.argmax(plain, axis=1)])
 

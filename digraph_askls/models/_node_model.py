@@ -75,8 +75,10 @@ def predict_codes(model, positions=None, views=None):
     """The class codes (those of ``model.estimator.classes_``) of the nodes ``positions``,
     or of the grown graph's nodes ``views``; a 0/1 indicator for several labels.
 
-    With costs the class of least expected cost under the merge's probabilities
-    (:func:`~digraph_askls.models.selection._scoring.decide`), else the merge's arg-max.
+    With costs the class of least expected cost under the probabilities of
+    :func:`predict_proba` (calibrated where the model has a calibrator: those that judge
+    the candidates on validation nodes; :func:`~digraph_askls.models.selection._scoring.decide`),
+    else the merge's arg-max.
     """
     estimator = model.estimator
     if model.several_labels:
@@ -88,8 +90,7 @@ def predict_codes(model, positions=None, views=None):
         return force_most_probable(above, predict_proba(model, positions, views),
                                    model.label_groups)
     if model.costs is not None:
-        proba = _merged_proba(model, positions, views)
-        return estimator.classes_[decide(proba, model.costs)]
+        return estimator.classes_[decide(predict_proba(model, positions, views), model.costs)]
     scores = model.scores(positions) if views is None else None
     if scores is not None:
         return estimator.predict_from_view_scores(scores)
