@@ -178,11 +178,10 @@ def _on_validation(space, problem, ranked):
         model = FittedModel.of(result, problem.train, problem.scoring.costs)
         if problem.scoring.is_accuracy:
             return result, predict_codes(model, problem.valid)
-        # judged on the merge's own probabilities, as the folds judge and as predict
-        # decides (with costs), not on the calibrated ones predict_proba reports
+        # judged on the calibrated probabilities, those predict_proba reports and, under
+        # class weights, predict decides on
         proba = np.zeros((problem.valid.size, n_classes))
-        proba[:, model.estimator.classes_] = predict_proba(model._replace(calibrator=None),
-                                                           problem.valid)
+        proba[:, model.estimator.classes_] = predict_proba(model, problem.valid)
         return result, proba
 
     candidates = validation_candidates(ranked.cv_results, ranked.selection, merges_for(
