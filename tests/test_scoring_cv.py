@@ -112,7 +112,8 @@ def test_default_scoring_and_cv_are_the_selection_as_before(sbm):
     spelled = _fit(sbm, scoring="accuracy", cv=None)
     assert plain.selection_ == spelled.selection_
     np.testing.assert_array_equal(plain.decision_function(), spelled.decision_function())
-    assert "scoring" not in plain.selection_ and plain.selection_["accuracy"] is not None
+    assert plain.selection_["scoring"] == "accuracy" and plain.selection_["accuracy"] is not None
+    assert plain.selection_["accuracy"] == plain.selection_["score_estimate"]
 
 
 def test_cv_int_replaces_n_folds(sbm):
