@@ -129,7 +129,7 @@ def _command_table(args, notes):
         cache = Path(args.out) / f"{args.table.replace('-', '_')}-cells.jsonl"
     options = {"n_trials": args.trials, "data_home": args.data_home,
                "random_state": 0 if args.seed is None else args.seed,
-               "verbose": not args.quiet, "cache": cache, "recompute": args.recompute or (),
+               "verbose": notes.progress, "cache": cache, "recompute": args.recompute or (),
                "cached_only": args.cached_only, "n_threads": args.threads}
     if args.table == "few-labels":
         from experiments._few_labels import parse_protocol
@@ -181,7 +181,7 @@ def _command_long_tail(args, notes):
                          f"{list(_long_tail.LONG_TAIL_METHODS)}, got {unknown}")
     if not args.cached_only:
         _long_tail.run_long_tail(cells_path, args.datasets or _long_tail.LONG_TAIL_GRAPHS,
-                                 methods, seed, args.data_home, not args.quiet)
+                                 methods, seed, args.data_home, notes.progress)
     cells = list(_long_tail.load_cells(cells_path).values())
     if not any(int(cell["seed"]) == seed for cell in cells):
         raise ValueError(f"no measured cell of seed {seed} in {cells_path}; run without "
@@ -208,7 +208,7 @@ def _command_rare_classes(args, notes):
                          f"{list(_rare_classes.RARE_METHODS)}, got {unknown}")
     if not args.cached_only:
         _rare_classes.run_rare_classes(cells_path, args.datasets or _rare_classes.RARE_GRAPHS,
-                                       methods, seed, args.data_home, not args.quiet)
+                                       methods, seed, args.data_home, notes.progress)
     cells = list(_rare_classes.load_cells(cells_path).values())
     print(_rare_classes.format_rare_classes(cells, seed), end="")
     return 0
@@ -236,7 +236,7 @@ def _command_comparison(args, notes):
     if not args.cached_only:
         deadline = None if args.minutes is None else time.time() + 60 * args.minutes
         _comparison.run_comparison(cells_path, protocols, methods, seed, args.data_home,
-                                   args.device, args.workers, deadline, not args.quiet,
+                                   args.device, args.workers, deadline, notes.progress,
                                    args.datasets)
     cells = list(_comparison.load_cells(cells_path).values())
     cells = [cell for cell in cells if cell["seed"] == seed]
@@ -257,7 +257,7 @@ def _command_table3(args, notes):
     from experiments import format_table3, plot_table3, run_table3
 
     rows = run_table3(args.datasets, n_trials=args.trials, data_home=args.data_home,
-                      random_state=args.seed, verbose=not args.quiet)
+                      random_state=args.seed, verbose=notes.progress)
     _check_data(rows, "dataset", notes)
     out = _report("table3", rows, format_table3(rows), args.out)
     if out is not None:
@@ -280,7 +280,7 @@ def _command_table1(args, notes):
     with _damped_run(option):
         rows = run_table1(corel_dir, n_trials=args.trials, n_components=args.n_components,
                           cache_dir=args.cache_dir, random_state=args.seed, cv=args.cv,
-                          verbose=not args.quiet)
+                          verbose=notes.progress)
     _report("table1", rows, format_table1(rows), args.out)
     return 0
 
@@ -291,7 +291,7 @@ def _command_table4(args, notes):
     with _damped_run():  # cross-validation meets singular systems on some folds
         rows = run_table4(args.datasets, n_trials=args.trials, cv=args.cv,
                           data_home=args.data_home, random_state=args.seed,
-                          verbose=not args.quiet)
+                          verbose=notes.progress)
     _report("table4", rows, format_table4(rows), args.out)
     return 0
 

@@ -29,7 +29,6 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
 
 __all__ = ["VERIFIERS", "format_verification", "verify_cells"]
 
@@ -303,7 +302,7 @@ def command_verify(args, notes):
         seed = SEALED_SEED
     results = verify_cells(args.table, cells, args.methods, args.rows,
                            None if args.splits is None else set(args.splits), seed,
-                           args.limit, args.data_home, args.tolerance, not args.quiet)
+                           args.limit, args.data_home, args.tolerance, notes.progress)
     if not results:
         raise ValueError(f"no cell of {path} matches the methods "
                          f"{args.methods or list(verifier['methods'][:1])}, rows {args.rows}, splits "

@@ -8,6 +8,7 @@ import warnings
 from pathlib import Path
 
 import experiments
+from digraph_askls import _notes
 from experiments import _cli as harness
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,12 +55,17 @@ def test_warnings_of_other_commands_wait_for_the_bars(monkeypatch, capsys):
             warnings.warn("inside the loop", RuntimeWarning)
         return []
 
+    # bars are drawn on a terminal only: the harness's stderr is made to look like one
+    monkeypatch.setattr(_notes, "_is_terminal", lambda stream: True)
+    monkeypatch.setattr(_notes, "PROGRESS_DELAY", 0.0)
     monkeypatch.setattr(experiments, "run_table4", table4_with_a_warning)
     monkeypatch.setattr(experiments, "format_table4", lambda rows: "| table |")
     assert harness.main(["table4", "--datasets", "heart", "--trials", "1"]) == 0
     captured = capsys.readouterr()
-    line = next(line for line in captured.err.split("\n") if "inside the loop" in line)
-    assert "\r" not in line and "heart" not in line
+    # each line as a terminal shows it: what was last drawn after a carriage return
+    line = next(line.split("\r")[-1] for line in captured.err.split("\n")
+                if "inside the loop" in line)
+    assert line.lstrip().startswith(str(Path(__file__))) and "heart" not in line
     assert captured.err.index("inside the loop") > captured.err.rindex("heart")
 
 

@@ -115,7 +115,7 @@ def test_a_new_node_without_links_gets_the_prior_class(kernel):
     assert majority == 1
     clf = NodeClassifier(kernel=kernel, random_state=0).fit(adjacency, labels)
     grown, _ = _with_isolated(sparse.csr_array(adjacency), np.zeros((N, 1)), 1)
-    views = clf._views([N], graph=grown)
+    views = clf._where([N], grown, None)[2]          # the kernel blocks of the new node
     assert abs(views.source @ np.ones(views.source.shape[1])).max() == 0   # no kernel row
     assert abs(views.target.T @ np.ones(views.target.shape[0])).max() == 0
     assert clf.predict([N], graph=grown).tolist() == [majority]

@@ -111,7 +111,7 @@ def test_kept_scores_equal_the_views(problem):
                                                                                 known)
     assert clf.selection_["engine"] == "walk" and clf.estimator_.merge == "joint"
     nodes = np.arange(0, 600, 7)
-    views = clf._views(nodes)
+    views = clf._model().views(nodes)            # the kernel blocks of the nodes
     np.testing.assert_allclose(clf.decision_function(nodes),
                                clf.estimator_.decision_function(views), rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(clf.predict(nodes), clf.estimator_.predict(views))
@@ -135,8 +135,11 @@ def test_default_fits_the_walk_kernel_alone_on_many_labelled_nodes(problem):
     assert selection.pop("optimism") == 0               # one candidate, one merge
     assert abs(accuracy - held_out) < 0.02 and low <= held_out <= high    # nothing chosen
     assert 2 <= selection.pop("n_folds") <= 20       # as many as the walk's steps afford
+    for key in ("held_out_score", "score_estimate", "score_interval", "score_reliable"):
+        selection.pop(key)                              # the accuracy's, under accuracy
     assert selection == dict(kernel=WalkKernel(n_hops=10), gamma=DEFAULT_POLICY.walk_gamma,
-                             engine="walk", merge="joint")
+                             engine="walk", merge="joint", n_valid=None, scoring="accuracy",
+                             weights_screen=None)
     test = np.flatnonzero(known < 0)
     correct = np.mean(clf.predict(test) == labels[test])
     assert correct > 0.9 and abs(accuracy - correct) < 0.05 and 0.9 < score < 1.0
