@@ -227,6 +227,19 @@ def _group(cells, seed):
     return groups
 
 
+def summary_row(name, method, measured, count="draws"):
+    """The row of one (graph, method) from its cells ``measured`` (by draw or trial):
+    how many (under ``count``), the mean time, and the mean and standard deviation
+    (``ddof=0``) of balanced accuracy and macro-F1."""
+    row = {"graph": name, "method": method, count: len(measured),
+           "seconds": float(np.mean([c["seconds"] for c in measured.values()]))}
+    for metric in ("balanced_accuracy", "f1_macro"):
+        values = np.array([measured[key][metric] for key in sorted(measured)])
+        row[f"{metric}_mean"] = float(values.mean())
+        row[f"{metric}_std"] = float(values.std())
+    return row
+
+
 def summarize(cells, seed):
     """One row per (graph, method) with every draw measured: the means and standard
     deviations of the scores and the mean time, and the paired test of
@@ -243,12 +256,7 @@ def summarize(cells, seed):
             measured = groups.get((name, method), {})
             if len(measured) < _N_DRAWS:
                 continue
-            row = {"graph": name, "method": method, "draws": len(measured),
-                   "seconds": float(np.mean([c["seconds"] for c in measured.values()]))}
-            for metric in ("balanced_accuracy", "f1_macro"):
-                values = np.array([measured[s][metric] for s in sorted(measured)])
-                row[f"{metric}_mean"] = float(values.mean())
-                row[f"{metric}_std"] = float(values.std())
+            row = summary_row(name, method, measured, "draws")
             if method != REFERENCE and len(reference) >= _N_DRAWS:
                 splits = sorted(measured)
                 mean, low, high, p = paired_test(

@@ -35,6 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ._long_tail import summary_row
+
 __all__ = ["PUBLISHED_RARE", "RARE_GRAPHS", "RARE_METHODS", "format_rare_classes",
            "run_rare_classes"]
 
@@ -299,13 +301,7 @@ def summarize(cells, seed=RARE_SEED):
     for (name, method), measured in groups.items():
         if len(measured) < _N_TRIALS:
             continue
-        row = {"graph": name, "method": method, "trials": len(measured),
-               "seconds": float(np.mean([c["seconds"] for c in measured.values()]))}
-        for metric in ("balanced_accuracy", "f1_macro"):
-            values = np.array([measured[t][metric] for t in sorted(measured)])
-            row[f"{metric}_mean"] = float(values.mean())
-            row[f"{metric}_std"] = float(values.std())
-        rows.append(row)
+        rows.append(summary_row(name, method, measured, "trials"))
     order = {name: index for index, name in enumerate(RARE_GRAPHS)}
     return sorted(rows, key=lambda row: (order.get(row["graph"], 99),
                                          RARE_METHODS.index(row["method"])))
