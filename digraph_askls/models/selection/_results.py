@@ -36,12 +36,13 @@ key                    meaning
 """
 
 import logging
+from typing import NamedTuple
 
 import numpy as np
 from scipy.stats import rankdata
 
-__all__ = ["CV_COLUMNS", "RANK_TIES", "ResultsTable", "SELECTION_KEYS", "rank_order",
-           "selection_record"]
+__all__ = ["CV_COLUMNS", "RANK_TIES", "ResultsTable", "SELECTION_KEYS", "SearchResult",
+           "rank_order", "selection_record"]
 
 logger = logging.getLogger(__name__)
 
@@ -161,3 +162,21 @@ def selection_record(kernel, gamma, *, score, estimate, interval, held_out, opti
                   accuracy_reliable=reliable if by_accuracy else None,
                   optimism=optimism, weights_screen=None)
     return record
+
+
+class SearchResult(NamedTuple):
+    """What :func:`~._search.search` returns: the winning ``kernel`` on all nodes, the fitted
+    ``estimator`` (:class:`~digraph_askls.AsKLSClassifier`), ``selection`` and
+    ``cv_results`` (:mod:`~._results`), every node's view scores where the solve gave
+    them (``node_scores``), the probability ``calibrator`` and, for several labels, the
+    labels' decision ``thresholds`` and the groups of labels of which every node is
+    answered at least the most probable (``label_groups``, None: none)."""
+
+    kernel: object
+    estimator: object
+    selection: dict
+    cv_results: dict
+    node_scores: object = None
+    calibrator: object = None
+    thresholds: object = None
+    label_groups: object = None

@@ -35,6 +35,7 @@ from ...kernels import gamma_grid
 from .._merge import as_merge
 from .._node_model import FittedModel, predict_codes, predict_proba
 from ._multilabel import select_multilabel
+from ._results import SearchResult
 from ._select import merges_for, select_kernel
 from ._single import fit_fixed
 from ._validation import choose_on_validation, validation_candidates
@@ -77,24 +78,6 @@ class Problem(NamedTuple):
     valid: Optional[np.ndarray] = None
     valid_codes: Optional[np.ndarray] = None
     n_classes: Optional[int] = None
-
-
-class SearchResult(NamedTuple):
-    """What :func:`search` returns: the winning ``kernel`` on all nodes, the fitted
-    ``estimator`` (:class:`~digraph_askls.AsKLSClassifier`), ``selection`` and
-    ``cv_results`` (:mod:`~._results`), every node's view scores where the solve gave
-    them (``node_scores``), the probability ``calibrator`` and, for several labels, the
-    labels' decision ``thresholds`` and the groups of labels of which every node is
-    answered at least the most probable (``label_groups``, None: none)."""
-
-    kernel: object
-    estimator: object
-    selection: dict
-    cv_results: dict
-    node_scores: object = None
-    calibrator: object = None
-    thresholds: object = None
-    label_groups: object = None
 
 
 def route(space, problem):
@@ -146,11 +129,11 @@ def _routed(space, problem):
         return _on_validation(space, problem, ranked)
     if how == "fixed":
         return _fixed(space, problem)
-    return SearchResult(*select_kernel(
+    return select_kernel(
         space.recipes, problem.adjacency, problem.features, problem.target, problem.train,
         space.gammas, merge=space.merge, max_folds=problem.max_folds,
         settings=problem.settings, policy=problem.policy, keys=problem.keys,
-        splitter=problem.splitter, scoring=problem.scoring))
+        splitter=problem.splitter, scoring=problem.scoring)
 
 
 def _fixed(space, problem):

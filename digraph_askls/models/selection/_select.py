@@ -39,7 +39,6 @@ from typing import NamedTuple
 import numpy as np
 
 from ...kernels import WalkKernel, gamma_grid
-from .._askls import AsKLSClassifier
 from .._merge import Merge, as_merge
 from ._candidates import candidates_of
 from ._engines import engine_for, thin_maps_on, winner_on_all
@@ -49,11 +48,11 @@ from ._policy import auto_merges, own_view
 from .._folds import coarsen_folds
 from ._racing import rescore, survivors
 from ._ranking import rank, selection_optimism
-from ._results import RANK_TIES, selection_record
+from ._results import RANK_TIES, SearchResult, selection_record
 from ._scoring import Scoring, as_rows, check_scoring
 from ._winner import assemble, calibrate, choose_merge
 
-__all__ = ["Selection", "merges_for", "select_kernel"]
+__all__ = ["merges_for", "select_kernel"]
 
 logger = logging.getLogger(__name__)
 
@@ -182,7 +181,7 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
 
     Returns
     -------
-    Selection
+    SearchResult
         ``kernel`` (the winning kernel on all nodes), ``estimator`` (the
         :class:`AsKLSClassifier` fitted on ``K(train, train)``), ``selection`` (the
         ``selection_`` of :func:`~._results.selection_record`), ``cv_results`` (one row
@@ -340,7 +339,7 @@ def _fit_winner(best, rows, judged, merge_choices, train_codes, search):
                 held_out, estimate, *interval)
     node_scores = best.oof.node_scores if choice.merge.stacking or best.oof.full_model is None \
         else None
-    return Selection(best.built, estimator, selection, rows.columns(RANK_TIES["folds"]), node_scores,
+    return SearchResult(best.built, estimator, selection, rows.columns(RANK_TIES["folds"]), node_scores,
                      calibrate(estimator, best.oof, codes))
 
 
@@ -439,17 +438,3 @@ def _vote_rows(ranking):
     rivals = [leader.index for leader in ranking.leaders
               if _reads_the_votes_walks(leader.kernel)]
     return ranking.owners == vote.index, np.isin(ranking.owners, rivals)
-
-
-class Selection(NamedTuple):
-    """What :func:`select_kernel` returns (see there): immutable, read by name; what
-    ``NodeClassifier`` shows as ``selection_`` and ``cv_results_`` is its ``selection``
-    and ``cv_results``."""
-
-    kernel: object
-    estimator: AsKLSClassifier
-    selection: dict
-    cv_results: dict
-    node_scores: object
-    calibrator: object = None
-
