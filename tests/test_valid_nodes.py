@@ -94,12 +94,10 @@ def test_the_estimate_is_corrected_for_the_choice(fitted):
     assert again.selection_ == selection            # reproducible for a random_state
 
 
-def test_the_validation_labels_choose_but_are_never_fitted():
-    adjacency, labels, known, features, train, valid = problem()
+def test_the_validation_labels_choose_but_are_never_fitted(fitted):
+    honest, (adjacency, labels, known, features, train, valid) = fitted
     flipped = known.copy()
     flipped[valid] = (known[valid] + 1) % 3     # every validation label wrong
-    honest = NodeClassifier(random_state=0).fit(adjacency, known, features=features,
-                                                valid=valid)
     misled = NodeClassifier(random_state=0).fit(adjacency, flipped, features=features,
                                                 valid=valid)
     # The same candidates, fitted on the same nodes: the same rows but the scores.
@@ -111,16 +109,14 @@ def test_the_validation_labels_choose_but_are_never_fitted():
     np.testing.assert_array_equal(misled.train_nodes_, train)
 
 
-def test_node_names_and_a_class_held_out_entirely():
-    adjacency, labels, known, features, train, valid = problem()
+def test_node_names_and_a_class_held_out_entirely(fitted):
+    by_index, (adjacency, labels, known, features, train, valid) = fitted
     names = [f"n{i}" for i in range(labels.size)]
     graph = nx.relabel_nodes(nx.from_scipy_sparse_array(adjacency, create_using=nx.DiGraph),
                              dict(enumerate(names)))
     label_of = {names[i]: "abc"[labels[i]] for i in np.flatnonzero(known >= 0)}
     model = NodeClassifier(random_state=0).fit(
         graph, label_of, features=features, nodelist=names, valid=[names[i] for i in valid])
-    by_index = NodeClassifier(random_state=0).fit(adjacency, known, features=features,
-                                                  valid=valid)
     assert list(model.classes_) == ["a", "b", "c"]
     assert [model.classes_.tolist().index(c) for c in model.predict(names)] == \
         by_index.predict(np.arange(labels.size)).tolist()
@@ -164,13 +160,11 @@ def test_bad_validation_nodes_are_refused(setup, match):
         NodeClassifier(**params).fit(adjacency, known, features=features, valid=valid)
 
 
-def test_evaluation_hands_the_validation_nodes_to_the_classifier():
-    adjacency, labels, known, features, train, valid = problem()
+def test_evaluation_hands_the_validation_nodes_to_the_classifier(fitted):
+    model, (adjacency, labels, known, features, train, valid) = fitted
     test = np.setdiff1d(np.arange(labels.size), np.union1d(train, valid))
     results = evaluate_node_classifier(
         lambda seed: NodeClassifier(random_state=seed), adjacency, labels,
         splits=[((0, 0), train, test)], valid=[valid], features=features, verbose=False)
-    model = NodeClassifier(random_state=0).fit(adjacency, known, features=features,
-                                               valid=valid)
     assert results.micro_f1[0] == np.mean(model.predict(test) == labels[test])
     assert results.gammas[0] == model.selection_["gamma"]
