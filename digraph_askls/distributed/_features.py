@@ -8,8 +8,8 @@ each row block of a one-step operator times the previous hop (the blocks of the 
 travel from worker to worker, never through the client). The one-step operators are
 built there too, row block by row block, from the links of each block's nodes (their
 indices alone: the client sends the pattern of the adjacency and of its transpose, about
-half the bytes of one operator, and builds none). What stays on the workers is
-the explicit maps of every node, ``U`` and ``V`` of ``K = U V^T``
+a third of the bytes of the undirected operator, and builds none). What stays on the
+workers is the explicit maps of every node, ``U`` and ``V`` of ``K = U V^T``
 (:class:`DaskPropagatedKernel`), row block by row block. What reaches the client is
 small: the rows of the labelled nodes (``m x D``, which the selection decomposes exactly
 as the local kernel's, :func:`~digraph_askls.models._decomposition.thin_route`), the
