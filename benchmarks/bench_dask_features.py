@@ -22,6 +22,9 @@ attributes, seconds per stored entry and attribute column) and a hop on the clus
 small graph (the modules imported): building ``AttributeKernel()`` on the cluster (to
 its maps), gathering its labelled rows, and the whole distributed fit; no local fit.
 
+The results are written after every phase (with ``"complete": false`` until the last),
+so that a run stopped for time keeps the phases it finished.
+
 Usage: python benchmarks/bench_dask_features.py [--nodes 100000] [--features 64]
        [--labelled 0.1] [--phases] [--out docs/results/dask_features.json]
 """
@@ -143,6 +146,13 @@ def phases(adjacency, labels, X_dask, client):
                 propagated_matrix_bytes=8 * adjacency.shape[0] * 384)
 
 
+def _save(path, meta, row, complete):
+    """Write the results so far (a stopped run keeps its finished phases)."""
+    Path(path).write_text(json.dumps(dict(setup=meta, complete=complete, results=[row]),
+                                     indent=2) + "\n")
+    print(time.strftime("%H:%M:%S"), "saved", sorted(row), flush=True)
+
+
 def main():
     from dask.distributed import Client, LocalCluster
 
@@ -161,6 +171,11 @@ def main():
     rng = np.random.default_rng(0)
     labels = {int(i): int(classes[i]) for i in np.flatnonzero(rng.random(n) < args.labelled)}
     row = dict(nodes=n, edges=int(adjacency.nnz), features=d, labelled=len(labels))
+    meta = dict(cluster="LocalCluster, 2 worker processes x 1 thread, 127.0.0.1",
+                graph="make_directed_sbm(n, n_classes=4, avg_degree=8, p_in=0.5, "
+                      "random_state=0)",
+                command=f"python benchmarks/bench_dask_features.py --nodes {n} "
+                        f"--features {d} --labelled {args.labelled}")
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None) as cluster, Client(cluster) as client:
         from dask.distributed import wait
@@ -186,17 +201,22 @@ def main():
         widest = max(d * (1 + k.hops * (2 if k.propagation == "both" else 1))
                      for k in {repr(k): k for k in kernels}.values())
         row.update(client_peak_growth_bytes=memory.growth,
-                   propagated_matrix_bytes=8 * n * widest, widest_map_columns=widest)
+                   propagated_matrix_bytes=8 * n * widest, widest_map_columns=widest,
+                   memory_growth_share=memory.growth / (8 * n * widest))
+        _save(args.out, meta, row, False)
         start = time.perf_counter()
         remote_values, remote_classes = remote.decision_function(), remote.predict()
         row["dask_predict_seconds"] = time.perf_counter() - start
+        _save(args.out, meta, row, False)
         row["dask_hop_seconds"] = cluster_hop_seconds(adjacency, X_dask, client)
+        _save(args.out, meta, row, False)
         X = X_dask.compute()
     candidates = list({repr(k): k for k in kernels}.values())
     start = time.perf_counter()
     local = NodeClassifier(kernel=candidates, random_state=0).fit(adjacency, labels,
                                                                  features=X)
     row["local_fit_seconds"] = time.perf_counter() - start
+    _save(args.out, meta, row, False)
     values = local.decision_function()
     row.update(
         overhead_factor=row["dask_fit_seconds"] / row["local_fit_seconds"],
@@ -206,17 +226,11 @@ def main():
         same_selection=remote.selection_ == local.selection_,
         same_classes=bool(np.array_equal(remote_classes, local.predict())),
         max_relative_deviation=float(np.abs(remote_values - values).max()
-                                     / np.abs(values).max()),
-        memory_growth_share=memory.growth / row["propagated_matrix_bytes"])
+                                     / np.abs(values).max()))
     per_entry, step_nnz = local_hop_seconds_per_entry(adjacency, X)
     row.update(local_hop_seconds_per_entry=per_entry, step_nnz=step_nnz,
                dask_hop_seconds_per_entry=row["dask_hop_seconds"] / (step_nnz * d))
-    meta = dict(cluster="LocalCluster, 2 worker processes x 1 thread, 127.0.0.1",
-                graph="make_directed_sbm(n, n_classes=4, avg_degree=8, p_in=0.5, "
-                      "random_state=0)",
-                command=f"python benchmarks/bench_dask_features.py --nodes {n} "
-                        f"--features {d} --labelled {args.labelled}")
-    Path(args.out).write_text(json.dumps(dict(setup=meta, results=[row]), indent=2) + "\n")
+    _save(args.out, meta, row, True)
     print(json.dumps(row, indent=2))
 
 

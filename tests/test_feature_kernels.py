@@ -202,6 +202,27 @@ def test_bad_link_profile_parameters_are_refused(bad, match):
         get_link_profile_kernel(random_digraph(), **bad)
 
 
+@pytest.mark.parametrize("self_loops", [True, False])
+def test_the_mean_operator_of_a_row_block_is_those_rows_of_the_whole_one(self_loops):
+    """Row blocks of the one-step operator (as a dask cluster builds them, each from its
+    nodes' links) store the whole operator's rows, entry for entry and in its order."""
+    from digraph_askls.kernels._attributes import _mean_operator
+
+    dense = random_digraph(n=60, density=0.08, seed=3).toarray()
+    np.fill_diagonal(dense, 1.0)             # links to themselves are not averaged twice
+    dense += dense.T
+    dense[50:] = 0                           # nodes without links (zero rows without
+    links = sp.csr_array(dense)              # self-loops)
+    whole = _mean_operator(links, self_loops)
+    for start, stop in [(0, 17), (17, 45), (45, 60)]:
+        block = _mean_operator(links[start:stop], self_loops, start)
+        expected = whole[start:stop]
+        assert block.shape == (stop - start, 60)
+        np.testing.assert_array_equal(block.indptr, expected.indptr)
+        np.testing.assert_array_equal(block.indices, expected.indices)
+        np.testing.assert_array_equal(block.data, expected.data)
+
+
 def test_bad_attribute_parameters_are_refused():
     A = random_digraph()
     X = np.ones((A.shape[0], 2))

@@ -5,12 +5,17 @@ Passed to :meth:`NodeClassifier.fit <digraph_askls.NodeClassifier.fit>` (or a pl
 dask array, which is wrapped with the current client), the attribute kernels are built
 on the workers: the features are scaled to unit rows and propagated hop by hop there,
 each row block of a one-step operator times the previous hop (the blocks of the hop
-travel from worker to worker, never through the client). What stays on the workers is
-the explicit maps of every node, ``U`` and ``V`` of ``K = U V^T``
+travel from worker to worker, never through the client). The one-step operators are
+built there too, row block by row block, from the links of each block's nodes (their
+indices alone: the client sends the pattern of the adjacency and of its transpose, about
+a third of the bytes of the undirected operator, and builds none). What stays on the
+workers is the explicit maps of every node, ``U`` and ``V`` of ``K = U V^T``
 (:class:`DaskPropagatedKernel`), row block by row block. What reaches the client is
 small: the rows of the labelled nodes (``m x D``, which the selection decomposes exactly
 as the local kernel's, :func:`~digraph_askls.models._decomposition.thin_route`), the
 products ``V[C]^T Z`` (``D x k``) and the scores of the nodes asked (``n x k``).
+The labelled rows are gathered for the decomposition that asks for them and not kept
+(the decomposition keeps its own factors).
 
 Every block is the result of a task, not a scattered object: a worker lost during a fit
 takes only copies with it, and dask computes the lost blocks again from the inputs it
@@ -25,11 +30,16 @@ import numbers
 import numpy as np
 from scipy import sparse
 
+from ..kernels._attributes import _mean_operator
 from ..kernels._operator import KernelOperator
 from ..kernels._propagated import _inverse_norms
 from ._lazy import import_optional
 
 __all__ = ["DaskFeatures", "DaskPropagatedKernel", "is_dask_array"]
+
+#: The links each step averages over: the out-links (the adjacency's rows), the in-links
+#: (its transpose's rows), or both.
+_LINKS = {"out": ("out",), "in": ("in",), "undirected": ("out", "in")}
 
 
 def is_dask_array(value):
@@ -72,6 +82,25 @@ def _unit_rows(chunk):
 
 def _identity(value):
     return value
+
+
+def _pattern_rows(pattern, start, stop):
+    """The links of nodes ``start:stop`` of a CSR pattern: ``(indptr, indices)``."""
+    first, last = pattern.indptr[start], pattern.indptr[stop]
+    return (np.asarray(pattern.indptr[start:stop + 1] - first),
+            np.asarray(pattern.indices[first:last]))
+
+
+def _step_rows(start, n, self_loops, *patterns):
+    """Rows ``start:`` of the mean operator over the links of every pattern given (the
+    out-links, the in-links, or both for the undirected step): the rows of
+    :func:`~digraph_askls.kernels._attributes._mean_operator` of the whole graph."""
+    links = None
+    for indptr, indices in patterns:
+        block = sparse.csr_array((np.ones(indices.size), indices, indptr),
+                                 shape=(indptr.size - 1, n))
+        links = block if links is None else links + block
+    return _mean_operator(links, self_loops, start)
 
 
 def _hop(step_rows, *chunks):
@@ -183,10 +212,12 @@ class DaskFeatures:
         """The features scaled to unit rows, one future per row block."""
         return [self.client.submit(_unit_rows, chunk) for chunk in self._chunks]
 
-    def propagated_kernel(self, chains, hops, self_weight, renormalize):
-        """The attribute kernel of these features (the arguments of
-        :class:`~digraph_askls.kernels.PropagatedFeatureKernel`), built on the workers."""
-        return DaskPropagatedKernel(self, chains, hops, self_weight, renormalize)
+    def propagated_kernel(self, adjacency, chains, self_loops, hops, self_weight,
+                          renormalize):
+        """The attribute kernel of these features, built on the workers (the arguments
+        of :class:`DaskPropagatedKernel`)."""
+        return DaskPropagatedKernel(self, adjacency, chains, self_loops, hops,
+                                    self_weight, renormalize)
 
     def __repr__(self):
         return (f"<DaskFeatures {self.shape[0]}x{self.shape[1]} in {self.n_blocks} row "
@@ -205,8 +236,13 @@ class DaskPropagatedKernel(KernelOperator):
     Parameters
     ----------
     features : DaskFeatures
-    chains, hops, self_weight, renormalize
-        As :class:`~digraph_askls.kernels.PropagatedFeatureKernel`.
+    adjacency : scipy.sparse.csr_array of shape (n_nodes, n_nodes)
+        Canonical (:func:`~digraph_askls.graph.get_adjacency`): every stored entry a link.
+    chains : sequence of (str, str)
+        The steps of the source and target maps, each ``"undirected"``, ``"out"`` or
+        ``"in"`` (:func:`~digraph_askls.kernels.get_attribute_kernel`'s chains).
+    self_loops, hops, self_weight, renormalize
+        As :func:`~digraph_askls.kernels.get_attribute_kernel`.
 
     Attributes
     ----------
@@ -216,13 +252,18 @@ class DaskPropagatedKernel(KernelOperator):
         Bytes of the maps held by the workers.
     """
 
-    def __init__(self, features, chains, hops, self_weight, renormalize):
+    def __init__(self, features, adjacency, chains, self_loops, hops, self_weight,
+                 renormalize):
         if not isinstance(hops, numbers.Integral) or isinstance(hops, bool) or hops < 0:
             raise ValueError(f"hops must be an integer >= 0, got {hops!r}")
         n, d = features.shape
         super().__init__((n, n))
         self.features, self.client = features, features.client
         self.chains = [tuple(chain) for chain in chains]
+        unknown = {step for chain in self.chains for step in chain} - set(_LINKS)
+        if unknown:
+            raise ValueError(f"unknown steps {sorted(unknown)}; choose from {list(_LINKS)}")
+        self.self_loops = bool(self_loops)
         self.hops, self.self_weight = int(hops), float(self_weight)
         self.renormalize = bool(renormalize)
         blocks = [(self.self_weight, None, 0)] + [
@@ -232,12 +273,11 @@ class DaskPropagatedKernel(KernelOperator):
         self._layout = [(c, h) for _, c, h in blocks]
         self.n_features = d * len(blocks)
         self.nbytes = 8 * n * self.n_features * (1 if self.is_symmetric else 2)
-        self._maps = self._propagate()
-        self._gathered = {}
+        self._maps = self._propagate(adjacency)
 
     @property
     def is_symmetric(self):
-        return all(left is right for left, right in self.chains)
+        return all(left == right for left, right in self.chains)
 
     @property
     def feature_names(self):
@@ -245,37 +285,56 @@ class DaskPropagatedKernel(KernelOperator):
         return [f"x:{j}" if c is None else f"c{c}h{h}:{j}"
                 for c, h in self._layout for j in range(d)]
 
-    def _propagate(self):
+    def _propagate(self, adjacency):
         """The futures of the maps' row blocks: ``[source blocks, target blocks]`` (one
         list for a symmetric kernel)."""
         client, bounds = self.client, self.features.bounds
         unit = self.features.unit_rows()
-        hops_of = {}                        # one propagation per distinct operator
-        for chain in self.chains:
-            for step in chain:
-                if id(step) in hops_of:
-                    continue
-                matrix = sparse.csr_array(step, dtype=np.float64)
-                # Each row block of the operator is the result of a task (computed again
-                # if its worker is lost), sent once and read by every hop.
-                rows = [client.submit(_identity, matrix[start:stop], pure=False)
-                        for start, stop in zip(bounds[:-1], bounds[1:])]
-                current, hops = unit, []
-                for _ in range(self.hops):
-                    current = [client.submit(_hop, block, *current, pure=False)
-                               for block in rows]
-                    hops.append(current)
-                hops_of[id(step)] = hops
+        hops_of = {}                        # one propagation per distinct step
+        for name, rows in self._steps(adjacency).items():
+            current, hops = unit, []
+            for _ in range(self.hops):
+                current = [client.submit(_hop, block, *current, pure=False)
+                           for block in rows]
+                hops.append(current)
+            hops_of[name] = hops
         maps = []
         for side in ((0,) if self.is_symmetric else (0, 1)):
             side_maps = []
             for b in range(len(unit)):
-                pieces = [unit[b]] + [hops_of[id(self.chains[c][side])][h - 1][b]
+                pieces = [unit[b]] + [hops_of[self.chains[c][side]][h - 1][b]
                                       for c, h in self._layout[1:]]
                 side_maps.append(client.submit(_map_block_task, self._weights,
                                                self.renormalize, *pieces, pure=False))
             maps.append(side_maps)
         return maps
+
+    def _steps(self, adjacency):
+        """The futures of each step's row blocks (none without hops), built on the
+        workers from the links of each block's nodes.
+
+        The links travel as patterns (``indptr``, ``indices``): each the result of a task,
+        computed again if its worker is lost, and read by every step that needs it.
+        """
+        names = {step for chain in self.chains for step in chain} if self.hops else set()
+        if not names:
+            return {}
+        client, bounds, n = self.client, self.features.bounds, self.shape[0]
+        pattern = sparse.csr_array((np.ones(adjacency.nnz, dtype=bool), adjacency.indices,
+                                    adjacency.indptr), shape=adjacency.shape)
+        wanted = {links for name in names for links in _LINKS[name]}
+        patterns = {}
+        for links in sorted(wanted):
+            matrix = pattern if links == "out" else sparse.csr_array(pattern.T)
+            patterns[links] = [client.submit(_identity, _pattern_rows(matrix, start, stop),
+                                             pure=False)
+                               for start, stop in zip(bounds[:-1], bounds[1:])]
+            del matrix
+        return {name: [client.submit(_step_rows, int(start), n, self.self_loops,
+                                     *[patterns[links][b] for links in _LINKS[name]],
+                                     pure=False)
+                       for b, start in enumerate(bounds[:-1])]
+                for name in sorted(names)}
 
     def _side(self, side):
         return self._maps[0 if self.is_symmetric else side]
@@ -292,19 +351,16 @@ class DaskPropagatedKernel(KernelOperator):
         return out
 
     def rows(self, side, index):
-        """Rows ``index`` of the source (0) or target (1) map, gathered (kept for the
-        next request of the same rows)."""
+        """Rows ``index`` of the source (0) or target (1) map, gathered (each block let
+        go once placed: the client holds the rows once, not twice)."""
         index = np.asarray(index, dtype=np.int64)
-        key = (0 if self.is_symmetric else side, index.tobytes())
-        if key not in self._gathered:
-            parts = self._by_block(index)
-            blocks = self.client.gather([self.client.submit(
-                _rows, self._side(side)[b], local, pure=False) for b, _, local in parts])
-            out = np.empty((index.size, self.n_features))
-            for (_, mask, _), block in zip(parts, blocks):
-                out[mask] = block
-            self._gathered = {key: out}          # one set of rows at a time
-        return self._gathered[key]
+        parts = self._by_block(index)
+        blocks = self.client.gather([self.client.submit(
+            _rows, self._side(side)[b], local, pure=False) for b, _, local in parts])
+        out = np.empty((index.size, self.n_features))
+        for position, (_, mask, _) in enumerate(parts):
+            out[mask], blocks[position] = blocks[position], None
+        return out
 
     def rows_times(self, side, index, W):
         """``map[index] @ W`` (``|index| x k``), computed by the workers."""
@@ -345,7 +401,7 @@ class DaskPropagatedKernel(KernelOperator):
         for side in self._maps:
             for future in side:
                 future.release()
-        self._maps, self._gathered = [], {}
+        self._maps = []
 
     def __repr__(self):
         return (f"<DaskPropagatedKernel {self.shape[0]}x{self.shape[1]} with "

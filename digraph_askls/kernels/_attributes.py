@@ -33,22 +33,24 @@ _CHAINS = {"undirected": (("undirected", "undirected"),), "out": (("out", "out")
            "directed": (("out", "in"),)}
 
 
-def _mean_operator(links, self_loops):
+def _mean_operator(links, self_loops, start=0):
     """The average over a node's neighbours, ``D^-1 A``, or with itself, ``D^-1 (A + I)``.
 
-    Without self-loops a node without neighbours gets a row of zeros.
+    Without self-loops a node without neighbours gets a row of zeros. ``links`` may be
+    the rows of nodes ``start:start + len(links)`` alone (each row is computed from its
+    own links only: a row block gives the rows of the whole operator, the same bits).
     """
     links = sparse.csr_array(links)
-    n = links.shape[0]
+    rows, n = links.shape
     # The links off the diagonal, each once whatever its weight (a mask over the stored
     # entries: SciPy's setdiag on a large matrix costs seconds).
-    sources = np.repeat(np.arange(n), np.diff(links.indptr))
-    keep = (links.indices != sources) & (links.data != 0)
+    sources = np.repeat(np.arange(rows), np.diff(links.indptr))
+    keep = (links.indices != sources + start) & (links.data != 0)
     walk = sparse.csr_array((np.ones(int(keep.sum())), links.indices[keep],
                              np.concatenate([[0], np.cumsum(np.bincount(
-                                 sources[keep], minlength=n))])), shape=links.shape)
+                                 sources[keep], minlength=rows))])), shape=links.shape)
     if self_loops:
-        walk = sparse.csr_array(walk + sparse.eye_array(n, format="csr"))
+        walk = sparse.csr_array(walk + sparse.eye_array(rows, n, k=start, format="csr"))
     degrees = np.asarray(walk.sum(axis=1)).ravel()
     inverse = np.divide(1.0, degrees, out=np.zeros_like(degrees), where=degrees > 0)
     return sparse.csr_array(sparse.diags_array(inverse) @ walk)
@@ -101,17 +103,19 @@ def get_attribute_kernel(adjacency, features, hops=5, propagation="undirected",
     if propagation not in PROPAGATIONS:
         raise ValueError(f"unknown propagation {propagation!r}; choose from "
                          f"{list(PROPAGATIONS)}")
-    # Features held elsewhere (a dask cluster: DaskFeatures) propagate themselves.
+    # Features held elsewhere (a dask cluster: DaskFeatures) propagate themselves, the
+    # steps built there too (from the links, row block by row block).
     propagate = getattr(features, "propagated_kernel", None)
     if propagate is not None:
         if features.shape[0] != adjacency.shape[0]:
             raise ValueError(f"features must have one row per node, shape "
                              f"({adjacency.shape[0]}, n_features), got shape "
                              f"{features.shape}")
-    else:
-        X = check_features(features, adjacency.shape[0])
-        if X is None:
-            raise ValueError("an attribute kernel needs node features, got features=None")
+        return propagate(adjacency, _CHAINS[propagation], self_loops, hops, self_weight,
+                         renormalize)
+    X = check_features(features, adjacency.shape[0])
+    if X is None:
+        raise ValueError("an attribute kernel needs node features, got features=None")
     reverse = sparse.csr_array(adjacency.T)
     links = {"undirected": adjacency + reverse, "out": adjacency, "in": reverse}
     steps = {}
@@ -120,8 +124,6 @@ def get_attribute_kernel(adjacency, features, hops=5, propagation="undirected",
             if name not in steps:
                 steps[name] = _mean_operator(links[name], self_loops)
     chains = [(steps[left], steps[right]) for left, right in _CHAINS[propagation]]
-    if propagate is not None:
-        return propagate(chains, hops, self_weight, renormalize)
     return PropagatedFeatureKernel(normalize(X, norm="l2"), chains, hops, self_weight,
                                    renormalize, dtype=dtype)
 

@@ -88,13 +88,16 @@ def _fold_scores(spectral, Y, gamma, folds):
     # (so the same numbers), without the Python work of many small calls.
     for held in _same_size_groups(folds):
         p = held.shape[1]
-        P, Q = spectral.P[held], spectral.Q[held]
         Z = np.concatenate([ZEa[held], ZEb[held]], axis=1)
         x_held = np.concatenate([dual[0][held], dual[1][held]], axis=1)
         if 2 * rank + 2 < 2 * p:
-            t = -np.stack([_solve_low_rank(coefficients, P[i], Q[i], Z[i], S_inverse,
-                                           x_held[i]) for i in range(len(held))])
+            # The rows of one fold at a time: the rows of every fold at once are copies
+            # of P and Q as large as they are.
+            t = -np.stack([_solve_low_rank(coefficients, spectral.P[rows], spectral.Q[rows],
+                                           Z[i], S_inverse, x_held[i])
+                           for i, rows in enumerate(held)])
         else:
+            P, Q = spectral.P[held], spectral.Q[held]
             # (H^-1)_{JJ}, then the intercepts' rank-2 correction (H^-1 E)_J S^-1 (H^-1 E)_J^T.
             identity = g * np.eye(p)
             upper_left = (P * c_minus_g) @ P.transpose(0, 2, 1) + identity
