@@ -8,7 +8,8 @@ development draws, unless ``--seed`` says otherwise: the sealed seed is run once
 the published figures); the others on their 10 fixed splits (Texas, Wisconsin,
 Chameleon, Squirrel, Film and the filtered Chameleon and Squirrel: 37 to 1,520 test
 nodes a split), the errors also pooled over the splits or draws.
-``NodeClassifier(random_state=0)``; 10 bins. Run on one thread from the repository
+``NodeClassifier(random_state=0)``; ``N_BINS`` = 15 equal-width bins of the top class's
+confidence (the binning of Guo et al., ICML 2017). Run on one thread from the repository
 root::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONPATH=. \\
@@ -24,7 +25,7 @@ Beside the measured errors, two expected errors of given estimators, by simulati
 (``N_SIMULATED`` outcomes a draw, seeded), from the draw's calibrated confidences; they
 are expectations of what these estimators would measure, not bounds on what any
 calibration could reach: ``if_calibrated``, the expected error if every test node were
-right with exactly its confidence (what 10 bins of that many test nodes measure of a
+right with exactly its confidence (what ``N_BINS`` bins of that many test nodes measure of a
 perfectly calibrated model); ``mean_shift``, the expected error of one estimator of the
 level seen through ``m`` labelled nodes (the draw's): each simulation draws ``m`` of the
 confidences, right each with its probability, and shifts every confidence by the mean
@@ -54,6 +55,8 @@ RANDOM_DRAWS = ("cora", "citeseer", "pubmed", "polblogs")
 N_RANDOM_DRAWS = 10
 #: Simulated outcomes per draw for the expected errors.
 N_SIMULATED = 200
+#: Equal-width bins of the top class's confidence in every error (Guo et al., 2017).
+N_BINS = 15
 #: Fewest pooled test nodes of a bin drawn in the reliability diagram.
 MIN_BIN = 10
 
@@ -85,7 +88,7 @@ def probabilities(graph, train, test):
 
 
 def expected_errors(proba, n_labelled, rng):
-    """Expected error (10 bins) of ``proba``'s confidences if they were exactly right
+    """Expected error (``N_BINS`` bins) of ``proba``'s confidences if they were exactly right
     (``if_calibrated``), and of the mean-shift estimator of their level from
     ``n_labelled`` labels (``mean_shift``): see the module's docstring."""
     confidence = proba.max(axis=1)
@@ -106,7 +109,7 @@ def _confidence_error(confidence, right):
                      in _bin_rows(confidence, right)) / confidence.size)
 
 
-def _bin_rows(confidence, right, n_bins=10):
+def _bin_rows(confidence, right, n_bins=N_BINS):
     """Per non-empty bin of confidence: (mean confidence, accuracy, count)."""
     bins = np.searchsorted(np.arange(1, n_bins) / n_bins, confidence, side="left")
     rows = []
@@ -173,7 +176,8 @@ def table(results, seed, revision):
     draws_named = "development draws, seed 0" if seed == 0 else f"draws of seed {seed}"
     about = textwrap.fill(
         f"Written by `benchmarks/bench_calibration.py` at commit `{revision}`. Expected "
-        "calibration error (10 bins) of the test nodes: the merge's probabilities "
+        f"calibration error ({N_BINS} equal-width bins of the top class's confidence) "
+        "of the test nodes: the merge's probabilities "
         "(uncalibrated) and `predict_proba` (calibrated), the same fits. *Per draw*: the "
         "mean over the draws or splits; *pooled*: the test nodes of every draw together. "
         "The last two columns are expected errors of two given estimators, by simulation "
@@ -221,7 +225,7 @@ def main(argv=None):
             truth.append(graph.labels[test])
             for kind, proba in probabilities(graph, train, test).items():
                 per_draw.setdefault(kind, []).append(
-                    expected_calibration_error(graph.labels[test], proba))
+                    expected_calibration_error(graph.labels[test], proba, N_BINS))
                 pooled.setdefault(kind, []).append(proba)
             for kind, error in expected_errors(pooled["calibrated"][-1], train.size,
                                                rng).items():
@@ -232,7 +236,7 @@ def main(argv=None):
             proba = np.vstack(pooled[kind])
             result = {"ece_draws": per_draw[kind],
                       "ece_mean": float(np.mean(per_draw[kind])),
-                      "ece_pooled": expected_calibration_error(y, proba),
+                      "ece_pooled": expected_calibration_error(y, proba, N_BINS),
                       "accuracy": float(np.mean(proba.argmax(axis=1) == y)),
                       "confidence": float(proba.max(axis=1).mean()),
                       "reliability": reliability(y, proba)}
