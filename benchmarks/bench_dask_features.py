@@ -18,6 +18,11 @@ matrix (``n x D`` floats, ``D`` the columns of its map); and the per-entry costs
 attributes, seconds per stored entry and attribute column) and a hop on the cluster
 (the propagation of ``AttributeKernel()``, timed to its maps, per hop).
 
+``--kill-after G`` kills a worker process (SIGKILL) during the distributed fit, once its
+``G``-th gather is submitted (the hook of ``tests/test_faults.py``), and checks that the fit
+still chooses and predicts as the local one (its memory and times then include the
+recomputation).
+
 ``--phases`` measures instead where the client's memory goes, after a first fit on a
 small graph (the modules imported): building ``AttributeKernel()`` on the cluster (to
 its maps), gathering its labelled rows, and the whole distributed fit; no local fit.
@@ -26,7 +31,7 @@ The results are written after every phase (with ``"complete": false`` until the 
 so that a run stopped for time keeps the phases it finished.
 
 Usage: python benchmarks/bench_dask_features.py [--nodes 100000] [--features 64]
-       [--labelled 0.1] [--phases] [--out docs/results/dask_features.json]
+       [--labelled 0.1] [--phases] [--kill-after G] [--out docs/results/dask_features.json]
 """
 
 import argparse
@@ -153,6 +158,21 @@ def _save(path, meta, row, complete):
     print(time.strftime("%H:%M:%S"), "saved", sorted(row), flush=True)
 
 
+def _features(X_dask, client, kill_after):
+    """The attributes as the fit reads them, and the killing client (None: no kill)."""
+    if kill_after is None:
+        return X_dask, None
+    import sys
+
+    from digraph_askls.distributed import DaskFeatures
+
+    sys.path[:0] = [str(REPO), str(REPO / "tests")]     # the test module reads the harness
+    from test_faults import _KillingClient
+
+    killing = _KillingClient(client, after=kill_after)
+    return DaskFeatures(X_dask, killing), killing
+
+
 def main():
     from dask.distributed import Client, LocalCluster
 
@@ -162,6 +182,8 @@ def main():
     parser.add_argument("--labelled", type=float, default=0.1)
     parser.add_argument("--phases", action="store_true",
                         help="where the client's memory goes (no local fit)")
+    parser.add_argument("--kill-after", type=int, default=None, metavar="G",
+                        help="kill a worker once the fit's G-th gather is submitted")
     parser.add_argument("--out", default=str(REPO / "docs" / "results" /
                                              "dask_features.json"))
     args = parser.parse_args()
@@ -175,7 +197,8 @@ def main():
                 graph="make_directed_sbm(n, n_classes=4, avg_degree=8, p_in=0.5, "
                       "random_state=0)",
                 command=f"python benchmarks/bench_dask_features.py --nodes {n} "
-                        f"--features {d} --labelled {args.labelled}")
+                        f"--features {d} --labelled {args.labelled}"
+                        + ("" if args.kill_after is None else f" --kill-after {args.kill_after}"))
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                       dashboard_address=None) as cluster, Client(cluster) as client:
         from dask.distributed import wait
@@ -192,11 +215,14 @@ def main():
             return
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")          # the candidates left out, named
+            features, killing = _features(X_dask, client, args.kill_after)
             with PeakMemory() as memory:
                 start = time.perf_counter()
                 remote = NodeClassifier(random_state=0).fit(adjacency, labels,
-                                                            features=X_dask)
+                                                            features=features)
                 row["dask_fit_seconds"] = time.perf_counter() - start
+            if killing is not None:
+                row.update(killed_worker=killing.killed, gathers_in_fit=killing.gathers)
         kernels = list(remote.cv_results_["kernel"])
         widest = max(d * (1 + k.hops * (2 if k.propagation == "both" else 1))
                      for k in {repr(k): k for k in kernels}.values())
