@@ -1,0 +1,118 @@
+"""Several labels per node that split into groups of exclusive labels (independent
+partitions): one single-label selection per group, answered one label per group, checked
+against the trivial answers on the held-out folds."""
+
+import pickle
+import warnings
+
+import networkx as nx
+import numpy as np
+import pytest
+from scipy import sparse
+from sklearn.metrics import f1_score
+
+from digraph_askls import NodeClassifier
+from digraph_askls.datasets import make_multilabel_sbm
+from digraph_askls.models.selection._groups import _answer, _best_single
+from digraph_askls.models.selection._policy import SelectionPolicy
+from digraph_askls.models.selection._results import CV_COLUMNS, SELECTION_KEYS
+
+pytestmark = pytest.mark.filterwarnings("ignore:The inner solver of NewtonCholeskySolver")
+
+
+def _partitions(n=300, classes=3, p_same=0.8, seed=0, order=None):
+    adjacency, Y = make_multilabel_sbm(n, classes, 2, avg_degree=10.0, p_same=p_same,
+                                       random_state=seed)
+    if order is not None:
+        Y = Y[:, order]
+    train = np.random.default_rng(seed).random(n) < 0.4
+    return adjacency, Y, train
+
+
+def _fit(adjacency, target, **params):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = NodeClassifier(random_state=0, **params).fit(adjacency, target)
+    return model, [str(w.message) for w in caught if "several labels" in str(w.message)]
+
+
+def test_each_group_is_the_single_label_fit_of_its_classes():
+    # Columns shuffled: the groups are found from the labels, not from their order.
+    order = np.array([4, 0, 3, 5, 1, 2])
+    adjacency, Y, train = _partitions(order=order)
+    model, said = _fit(adjacency, np.where(train[:, None], Y, -1))
+    groups = model.selection_["label_groups"]
+    assert sorted(groups) == [(0, 2, 3), (1, 4, 5)] and said == []
+    assert tuple(model.selection_) == SELECTION_KEYS and tuple(model.cv_results_) == CV_COLUMNS
+    assert set(model.cv_results_["label_group"]) == {0, 1}
+    predicted, proba = model.predict(), model.predict_proba()
+    for position, group in enumerate(groups):
+        group = np.array(group)
+        codes = np.where(train, np.argmax(Y[:, group], axis=1), -1)
+        single = NodeClassifier(random_state=0).fit(adjacency, codes)
+        assert model.selection_["kernel"][position] == single.selection_["kernel"]
+        assert model.selection_["gamma"][position] == single.selection_["gamma"]
+        np.testing.assert_array_equal(predicted[:, group],
+                                      np.eye(len(group), dtype=int)[single.predict()])
+        np.testing.assert_allclose(proba[:, group], single.predict_proba(), atol=1e-12)
+    test = ~train
+    every = f1_score(Y[test], np.ones_like(Y[test]), average="micro")
+    assert f1_score(Y[test], predicted[test], average="micro") >= every + 0.02
+    assert model.selection_["score"] == model.selection_["held_out_score"] > every
+
+
+def test_structure_without_signal_answers_every_label_and_warns():
+    # Two random partitions of two classes each on random links: one label per group is
+    # right half the time (micro-F1 about 0.5), every label scores 2/3.
+    n, rng = 400, np.random.default_rng(1)
+    adjacency = sparse.random(n, n, density=6 / n, random_state=2, format="csr")
+    Y = np.zeros((n, 4), dtype=int)
+    Y[np.arange(n), rng.integers(0, 2, n)] = 1
+    Y[np.arange(n), 2 + rng.integers(0, 2, n)] = 1
+    train = rng.random(n) < 0.5
+    model, said = _fit(adjacency, np.where(train[:, None], Y, -1))
+    assert model.selection_["label_groups"] == ((0, 1), (2, 3))
+    assert len(said) == 1 and "f1_micro" in said[0] and "'every label'" in said[0]
+    assert (model.predict() == 1).all()
+    assert model.decision_function().shape == (n, 4)           # two classes per group
+
+
+def test_grown_graph_and_pickle_answer_as_the_fit():
+    adjacency, Y, train = _partitions(n=240)
+    graph = nx.DiGraph(adjacency)
+    target = {node: list(np.flatnonzero(Y[node])) for node in np.flatnonzero(train)}
+    model, _ = _fit(graph, target)
+    assert model.selection_["label_groups"] is not None
+    grown = graph.copy()
+    grown.add_edges_from([("new", 0), ("new", 1), (2, "new")])
+    nodes = [0, 5, 17]
+    np.testing.assert_array_equal(model.predict(nodes, graph=grown), model.predict(nodes))
+    assert model.predict(["new"], graph=grown).sum() == 2
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.predict(), model.predict())
+    with pytest.raises(ValueError, match="its own kernel and model"):
+        model.primal_weights()
+
+
+def test_labels_that_overlap_keep_the_several_label_selection():
+    adjacency, Y, train = _partitions(n=200)
+    Y[::7, 0] = Y[::7, 1] = 1                    # two labels of one group on some nodes
+    model, _ = _fit(adjacency, np.where(train[:, None], Y, -1), kernel="in_degree")
+    assert model.selection_["label_groups"] is None
+    assert isinstance(model.selection_["kernel"], object) and model.selection_["engine"] == \
+        "spectral"
+
+
+def test_the_answer_beats_the_trivial_ones_or_says_so():
+    policy = SelectionPolicy()
+    columns = [np.array([0, 1]), np.array([2, 3])]
+    Y = np.array([[1, 0, 1, 0], [0, 1, 1, 0], [1, 0, 0, 1], [0, 1, 0, 1]])
+    assert _answer(Y, Y.copy(), columns, "f1_micro", policy) == ("one per group", 1.0)
+    # Group 0 always right, group 1 always wrong: one label per group scores 0.5; the
+    # label of group 0 alone would score 2/3 (every label: 2/3 too).
+    held = Y.copy()
+    held[:, 2:] = 1 - held[:, 2:]
+    single = _best_single(Y, held, columns)
+    assert (single.sum(axis=1) == 1).all() and (single[:, :2] == Y[:, :2]).all()
+    with pytest.warns(UserWarning, match="not 0.02 above the trivial answer"):
+        assert _answer(Y, held, columns, "f1_micro", policy) == ("every label", 0.5)
