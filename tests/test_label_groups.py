@@ -13,7 +13,7 @@ from sklearn.metrics import f1_score
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import make_multilabel_sbm
-from digraph_askls.models.selection._groups import _answer, _best_single
+from digraph_askls.models.selection._groups import _answer
 from digraph_askls.models.selection._policy import SelectionPolicy
 from digraph_askls.models.selection._results import CV_COLUMNS, SELECTION_KEYS
 
@@ -92,6 +92,9 @@ def test_grown_graph_and_pickle_answer_as_the_fit():
     np.testing.assert_array_equal(again.predict(), model.predict())
     with pytest.raises(ValueError, match="its own kernel and model"):
         model.primal_weights()
+    model.estimator_.answer = "most probable label"     # a trivial answer, as chosen
+    top = np.argmax(model.predict_proba(), axis=1)
+    np.testing.assert_array_equal(model.predict(), np.eye(Y.shape[1], dtype=int)[top])
 
 
 def test_labels_that_overlap_keep_the_several_label_selection():
@@ -107,12 +110,20 @@ def test_the_answer_beats_the_trivial_ones_or_says_so():
     policy = SelectionPolicy()
     columns = [np.array([0, 1]), np.array([2, 3])]
     Y = np.array([[1, 0, 1, 0], [0, 1, 1, 0], [1, 0, 0, 1], [0, 1, 0, 1]])
-    assert _answer(Y, Y.copy(), columns, "f1_micro", policy) == ("one per group", 1.0)
-    # Group 0 always right, group 1 always wrong: one label per group scores 0.5; the
-    # label of group 0 alone would score 2/3 (every label: 2/3 too).
-    held = Y.copy()
-    held[:, 2:] = 1 - held[:, 2:]
-    single = _best_single(Y, held, columns)
-    assert (single.sum(axis=1) == 1).all() and (single[:, :2] == Y[:, :2]).all()
-    with pytest.warns(UserWarning, match="not 0.02 above the trivial answer"):
-        assert _answer(Y, held, columns, "f1_micro", policy) == ("every label", 0.5)
+    sure = np.where(Y > 0, 0.9, 0.1)
+    assert _answer(Y, sure, columns, "f1_micro", policy) == ("one per group", 1.0)
+    # Group 0 always right and sure, group 1 always wrong: one label per group scores
+    # 0.5; group 0's label alone 2/3, every label 2/3 too (the first of equals).
+    proba = sure.copy()
+    proba[:, 2:] = np.where(Y[:, 2:] > 0, 0.4, 0.6)
+    with pytest.warns(UserWarning, match="not 0.02 above the trivial answer 'every label'"):
+        assert _answer(Y, proba, columns, "f1_micro", policy) == ("every label", 0.5)
+    # With eight labels, every label scores 0.4: the most probable label alone wins.
+    wide = [np.arange(4), np.arange(4, 8)]
+    Y8 = np.zeros((4, 8), dtype=int)
+    Y8[np.arange(4), np.arange(4)] = Y8[np.arange(4), [5, 6, 7, 4]] = 1
+    proba8 = np.where(Y8 > 0, 0.7, 0.1)
+    proba8[:, 4:] = np.where(Y8[:, 4:] > 0, 0.1, 0.3)
+    with pytest.warns(UserWarning, match="'most probable label'"):
+        answer, value = _answer(Y8, proba8, wide, "f1_micro", policy)
+    assert answer == "most probable label" and value == 0.5

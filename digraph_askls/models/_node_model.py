@@ -71,8 +71,9 @@ class LabelGroups:
 
     ``groups``: per group, the columns of its labels by the class codes of its model
     (``columns[code]``); ``models``: the groups' :class:`FittedModel`; ``answer``:
-    ``"one per group"`` (each group's model's prediction) or ``"every label"`` (the
-    trivial answer, where one label per group did not beat it on the folds). A node of
+    ``"one per group"`` (each group's model's prediction), or where that did not beat
+    them on the folds a trivial answer, ``"every label"`` or ``"most probable label"``
+    (the label of the highest probability of all groups). A node of
     a grown graph is read through one :class:`KernelViews` per group (each group's
     kernel). A group of two classes has one decision column (that of its second
     class): its first class's decision is its opposite.
@@ -97,7 +98,13 @@ class LabelGroups:
             if predicted is None:
                 predicted = np.zeros((codes.size, self.n_labels), dtype=int)
             predicted[np.arange(codes.size), columns[codes]] = 1
-        return np.ones_like(predicted) if self.answer == "every label" else predicted
+        if self.answer == "every label":
+            return np.ones_like(predicted)
+        if self.answer == "most probable label":
+            top = np.argmax(self.predict_proba(positions, views), axis=1)
+            predicted = np.zeros_like(predicted)
+            predicted[np.arange(top.size), top] = 1
+        return predicted
 
     def predict_proba(self, positions, views):
         """Each label's probability (n, n_labels): its group's model's."""

@@ -226,8 +226,9 @@ class SearchResult(NamedTuple):
     them (``node_scores``), the probability ``calibrator`` and, for several labels, the
     labels' decision ``thresholds`` and the groups of labels of which every node is
     answered at least the most probable (``label_groups``, None: none); the winner's
-    held-out class codes of the labelled nodes (``held_out``, codes ``0 ..`` of its
-    estimator's ``classes_``) where the folds route chose it, else None."""
+    held-out class probabilities of the labelled nodes (``held_out_proba``, (m,
+    n_classes), columns its estimator's ``classes_``; a stand-in's predictions above
+    ``SelectionPolicy.merge_cv_max`` nodes) where the folds route chose it, else None."""
 
     kernel: object
     estimator: object
@@ -237,4 +238,4 @@ class SearchResult(NamedTuple):
     calibrator: object = None
     thresholds: object = None
     label_groups: object = None
-    held_out: object = None
+    held_out_proba: object = None

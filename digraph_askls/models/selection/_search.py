@@ -21,9 +21,9 @@ How the configurations are judged is decided once, by :func:`route`:
     label of each per labelled node): one single-label search per group, by folds
     (:mod:`~._groups`).
 ``"several labels"``
-    Any other 0/1 indicator target: every (kernel, gamma, merge) scored by an F1 of thresholded
-    held-out decisions on random folds, with neither race nor one-standard-error rule
-    (:mod:`~._multilabel`).
+    Any other 0/1 indicator target: every (kernel, gamma, merge) scored by an F1 of
+    thresholded held-out decisions on random folds, with neither race nor
+    one-standard-error rule (:mod:`~._multilabel`).
 
 Each route writes ``cv_results_`` through :class:`~._results.ResultsTable` and
 ``selection_`` through :func:`~._results.selection_record`: one schema whatever the
@@ -90,8 +90,8 @@ class Problem(NamedTuple):
 
 
 def route(space, problem):
-    """How ``problem`` judges ``space``: ``"several labels"``, ``"fixed"``,
-    ``"validation"`` or ``"folds"`` (see the module).
+    """How ``problem`` judges ``space``: ``"label groups"``, ``"several labels"``,
+    ``"fixed"``, ``"validation"`` or ``"folds"`` (see the module).
 
     Examples
     --------
