@@ -127,3 +127,17 @@ def test_the_answer_beats_the_trivial_ones_or_says_so():
     with pytest.warns(UserWarning, match="'most probable label'"):
         answer, value = _answer(Y8, proba8, wide, "f1_micro", policy)
     assert answer == "most probable label" and value == 0.5
+
+
+def test_groups_are_an_exact_cover_of_the_labelled_nodes():
+    from digraph_askls.models.selection._answers import label_groups
+
+    # Three partitions of four classes on ten labelled nodes: some labels of different
+    # partitions never meet there, and the partitions are still found.
+    _, Y = make_multilabel_sbm(40, 4, 3, avg_degree=6.0, random_state=2)
+    groups = label_groups(Y[:10])
+    assert [group.tolist() for group in groups] == [[0, 1, 2, 3], [4, 5, 6, 7],
+                                                   [8, 9, 10, 11]]
+    assert label_groups(Y[:10], max_steps=3) is None            # the search's budget
+    Y[0, 0] = 1 - Y[0, 0]                                       # one node of 2 or 4 labels
+    assert label_groups(Y[:10]) is None
