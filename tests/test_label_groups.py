@@ -46,6 +46,11 @@ def test_each_group_is_the_single_label_fit_of_its_classes():
     assert tuple(model.selection_) == SELECTION_KEYS and tuple(model.cv_results_) == CV_COLUMNS
     assert set(model.cv_results_["label_group"]) == {0, 1}
     predicted, proba = model.predict(), model.predict_proba()
+    grown = nx.DiGraph(adjacency)
+    grown.add_edges_from([("new", 0), (3, "new")])
+    asked = ["new", 1, 2]
+    grown_proba = model.predict_proba(asked, graph=grown)
+    grown_decision = model.decision_function(asked, graph=grown)
     for position, group in enumerate(groups):
         group = np.array(group)
         codes = np.where(train, np.argmax(Y[:, group], axis=1), -1)
@@ -55,6 +60,10 @@ def test_each_group_is_the_single_label_fit_of_its_classes():
         np.testing.assert_array_equal(predicted[:, group],
                                       np.eye(len(group), dtype=int)[single.predict()])
         np.testing.assert_allclose(proba[:, group], single.predict_proba(), atol=1e-12)
+        np.testing.assert_allclose(grown_proba[:, group],
+                                   single.predict_proba(asked, graph=grown), atol=1e-12)
+        np.testing.assert_allclose(grown_decision[:, group], single.decision_function(
+            asked, graph=grown).reshape(len(asked), -1), atol=1e-12)
     test = ~train
     every = f1_score(Y[test], np.ones_like(Y[test]), average="micro")
     assert f1_score(Y[test], predicted[test], average="micro") >= every + 0.02

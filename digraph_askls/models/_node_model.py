@@ -109,7 +109,7 @@ class LabelGroups:
     def predict_proba(self, positions, views):
         """Each label's probability (n, n_labels): its group's model's."""
         return self._placed(lambda model, group_views: predict_proba(model, positions,
-                                                                     group_views))
+                                                                     group_views), views)
 
     def decision(self, positions, views, view=None):
         """Each label's decision value (n, n_labels), as :func:`decision_values`."""
