@@ -6,7 +6,9 @@ default beside the single-label default fitted on each partition and combined.
 default's ``predict`` on the unlabelled nodes and its top-k micro-F1; the single-label
 default (``NodeClassifier(random_state=0)``) fitted on each partition's classes, its
 predictions combined into one label per partition; the trivial answers (every label;
-the most probable label); the warnings the fit gave. Run from the repository root::
+the most probable label); the warnings the fit gave; the groups of exclusive labels the
+fit found (``selection_["label_groups"]``), each then fitted by the single-label
+selection. Run from the repository root::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python \\
         benchmarks/bench_multilabel_sbm.py --out docs/results/bench_multilabel_sbm.json
@@ -23,7 +25,7 @@ from sklearn.metrics import f1_score
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import make_multilabel_sbm
-from digraph_askls.evaluation import top_k_f1
+from digraph_askls.metrics import top_k_f1
 
 N_NODES, N_CLASSES, N_PARTITIONS, AVG_DEGREE = 1500, 4, 2, 10.0
 
@@ -37,7 +39,8 @@ def several_labels(adjacency, Y, train):
         model = NodeClassifier(random_state=0).fit(adjacency, np.where(train[:, None], Y, -1))
     return (time.perf_counter() - start, model.predict(), model.predict_proba(),
             [str(w.message) for w in caught if "several labels" in str(w.message)],
-            repr(model.selection_["kernel"]), model.selection_["merge"])
+            repr(model.selection_["kernel"]), model.selection_["merge"],
+            model.selection_["label_groups"])
 
 
 def one_label_each(adjacency, Y, train):
@@ -59,7 +62,8 @@ def one_strength(p_same, seed):
                                        random_state=seed)
     train = np.random.default_rng(seed).random(N_NODES) < 0.3
     test = ~train
-    seconds, predicted, proba, said, kernel, merge = several_labels(adjacency, Y, train)
+    seconds, predicted, proba, said, kernel, merge, groups = several_labels(adjacency, Y,
+                                                                            train)
     combined, single_seconds = one_label_each(adjacency, Y, train)
     top = np.zeros_like(Y[test])
     top[np.arange(len(top)), proba[test].argmax(axis=1)] = 1
@@ -70,7 +74,8 @@ def one_strength(p_same, seed):
     return {"p_same": p_same, "several_labels": {
                 "predict_micro_f1": micro(predicted[test]),
                 "top_k_micro_f1": top_k_f1(Y[test], proba[test])[0], "seconds": seconds,
-                "kernel": kernel, "merge": merge, "warnings": said},
+                "kernel": kernel, "merge": merge, "label_groups": groups,
+                "warnings": said},
             "single_label_per_partition": {"micro_f1": micro(combined[test]),
                                            "seconds": single_seconds},
             "trivial": {"every_label": micro(np.ones_like(top)), "most_probable": micro(top)}}

@@ -14,7 +14,8 @@ engine, n_folds), ``cv_results_``, the predictions and the decision values of ev
   folds and ``valid=``);
 - a scikit-learn splitter with ``scoring="f1_macro"`` (Wisconsin's split 0);
 - several labels per node (a directed SBM whose nodes belong to one class of each of two
-  partitions).
+  partitions: groups of exclusive labels, one single-label selection each; the same with
+  the first label added to every fifth labelled node: the several-label selection).
 
 ``compare`` reports the decisions (kernel, gamma, merge, predicted classes) of every case
 first, then the finer differences (``cv_results_``, decision values).
@@ -110,6 +111,14 @@ def two_partition_sbm(n_nodes=600, p_same=0.7, seed=0):
     return adjacency, Y
 
 
+def overlapping_labels(Y):
+    """``Y`` with the first label added to every fifth labelled node: labels that no
+    longer split into groups of exclusive labels (the several-label selection's route)."""
+    Y = Y.copy()
+    Y[np.flatnonzero(Y[:, 0] >= 0)[::5], 0] = 1
+    return Y
+
+
 def settings():
     """(name, adjacency, known labels, features, fit keywords, estimator keywords) of
     every setting."""
@@ -152,6 +161,7 @@ def settings():
            dict(cv=StratifiedKFold(5, shuffle=True, random_state=0), scoring="f1_macro"))
     adjacency, Y = two_partition_sbm()
     yield "two-partitions", adjacency, Y, None, {}, {}
+    yield "overlapping-labels", adjacency, overlapping_labels(Y), None, {}, {}
     adjacency, labels = make_directed_sbm(100_000, 4, 8.0, p_in=0.6, random_state=0)
     hidden = np.random.default_rng(0).random(100_000) >= 0.1
     yield "sbm100k", adjacency, np.where(hidden, -1, labels), None, {}, {}

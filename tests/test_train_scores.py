@@ -139,7 +139,7 @@ def test_default_fits_the_walk_kernel_alone_on_many_labelled_nodes(problem):
         selection.pop(key)                              # the accuracy's, under accuracy
     assert selection == dict(kernel=WalkKernel(n_hops=10), gamma=DEFAULT_POLICY.walk_gamma,
                              engine="walk", merge="joint", n_valid=None, scoring="accuracy",
-                             weights_screen=None)
+                             weights_screen=None, label_groups=None)
     test = np.flatnonzero(known < 0)
     correct = np.mean(clf.predict(test) == labels[test])
     assert correct > 0.9 and abs(accuracy - correct) < 0.05 and 0.9 < score < 1.0

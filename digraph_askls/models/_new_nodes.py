@@ -99,7 +99,9 @@ def grown_views(classifier, nodes, graph, features=None, weight="weight"):
     Returns
     -------
     KernelViews
-        ``K(nodes, train)`` and ``K(train, nodes)``, in the estimator's training order.
+        ``K(nodes, train)`` and ``K(train, nodes)``, in the estimator's training order;
+        a tuple of them, one per group, where each group of exclusive labels has its
+        own kernel (``selection_["label_groups"]``).
     """
     adjacency, grown = get_adjacency(graph, weight=weight)
     values = _grown_features(classifier, features, grown, graph)
@@ -108,7 +110,14 @@ def grown_views(classifier, nodes, graph, features=None, weight="weight"):
     train = _positions(index, [fitted[i] for i in classifier.train_nodes_], "training")
     reference = index.positions_of_present(fitted)
     rows = index.positions(nodes)
+    reference = np.sort(reference[reference >= 0])
+
+    def views_of(recipe):
+        kernel = recipe.make(adjacency, values, reference=reference)
+        return KernelViews(restrict_kernel(kernel, rows, train),
+                           restrict_kernel(kernel, train, rows))
+
     recipe = classifier.selection_["kernel"]
-    kernel = recipe.make(adjacency, values, reference=np.sort(reference[reference >= 0]))
-    return KernelViews(restrict_kernel(kernel, rows, train),
-                       restrict_kernel(kernel, train, rows))
+    if isinstance(recipe, tuple):          # one recipe per group of exclusive labels
+        return tuple(views_of(each) for each in recipe)
+    return views_of(recipe)

@@ -111,7 +111,7 @@ class NodeClassifier(ClassifierMixin, FittedAttributesMixin, BaseEstimator):
     train_nodes_ : ndarray of int
         Indices of the labelled nodes fitted.
     estimator_ : AsKLSClassifier
-        The AsK-LS model fitted on them.
+        The AsK-LS model fitted on them (labels in groups: one model per group).
     selection_ : dict
         What was chosen and how it was judged, the same keys for every target, scorer
         and split: ``kernel``, ``gamma``, ``merge``, ``engine`` (``"spectral"``,
@@ -119,14 +119,14 @@ class NodeClassifier(ClassifierMixin, FittedAttributesMixin, BaseEstimator):
         ``n_valid``, ``scoring``, ``score``, ``held_out_score``, ``score_estimate``
         (corrected for the choice by bootstrap bias-corrected cross-validation,
         Tsamardinos et al., Machine Learning 107, 2018), ``score_interval`` (90 %),
-        ``score_reliable``, ``held_out_accuracy``, ``accuracy``,
-        ``accuracy_interval``, ``accuracy_reliable`` (the score's under the accuracy,
-        else None), ``optimism`` and ``weights_screen`` (how the reading of the edge
-        weights was chosen). A value that does not apply is None.
+        ``score_reliable``, ``held_out_accuracy``, ``accuracy``, ``accuracy_interval``,
+        ``accuracy_reliable`` (the score's under the accuracy, else None), ``optimism``,
+        ``weights_screen`` (the edge weights' reading) and ``label_groups`` (groups of
+        exclusive labels, each fitted as one label). A value that does not apply is None.
     cv_results_ : dict of lists
         One entry per configuration tried: ``kernel``, ``gamma``, ``engine``,
-        ``mean_test_score``, ``cv_accuracy``, ``merge``, ``fit_time``, ``scored_on`` and
-        ``rank_test_score``. Empty lists when nothing was selected.
+        ``mean_test_score``, ``cv_accuracy``, ``merge``, ``fit_time``, ``scored_on``,
+        ``label_group`` and ``rank_test_score``. Empty when nothing was selected.
     preset_ : str or None
         The preset in effect.
     calibrator_ : object or None

@@ -26,7 +26,9 @@ from ._new_nodes import fitted_features
 from ._targets import class_weights, label_indicator, multilabel_labels
 from .selection import (DEFAULT_POLICY, FitSettings, Problem, SearchSpace, as_recipes,
                         check_scoring, default_kernels, multilabel_kernels, node_keys)
+from .selection._answers import label_groups
 from .selection._multilabel import MULTILABEL_MERGES, multilabel_scoring
+from .selection._results import GROUP_SCORES
 from .selection._scoring import check_two_classes
 from .selection._weights import screen_weights
 
@@ -193,13 +195,32 @@ def _plan_several_labels(params, graph, target, features, valid, nodelist, weigh
                as_recipes(config["kernel"], config["kernel_params"]))
     if is_distributed(inputs.features):
         recipes = keep_distributable(recipes, not _is_auto(config["kernel"]), 4)
+    groups = label_groups(Y[train])
     problem = Problem(inputs.adjacency, inputs.features, train, Y[train],
                       _settings(params, config, None, verbose=False), policy, scoring,
-                      config["n_folds"] if cv is None else int(cv))
+                      config["n_folds"] if cv is None else int(cv),
+                      label_groups=None if groups is None else _group_searches(
+                          params, graph, Y, groups, features, nodelist, weight))
     space = SearchSpace(tuple(recipes), None if _is_auto(config["gamma"])
                         else config["gamma"], config["merge"])
     return FitPlan(space, problem, inputs.nodes, np.asarray(classes), None, preset,
                    fitted_features(inputs.given, inputs.features), weight)
+
+
+def _group_searches(params, graph, Y, groups, features, nodelist, weight):
+    """Per group of exclusive labels (:func:`~.selection._answers.label_groups`), the
+    columns of its labels by class code and the single-label search of its classes: the
+    plan of the single-label fit of the nodes' class in the group, under the
+    single-label score that the several-label one combines
+    (:data:`~.selection._results.GROUP_SCORES`)."""
+    single = dict(params, scoring=GROUP_SCORES[multilabel_scoring(params["scoring"])][0])
+    labelled = Y[:, 0] >= 0
+    found = []
+    for group in groups:
+        codes = np.where(labelled, np.argmax(Y[:, group], axis=1), -1)
+        plan = plan_fit(single, graph, codes, features, None, nodelist, weight, warn_depth=3)
+        found.append((np.asarray(group)[plan.classes.astype(int)], plan.space, plan.problem))
+    return tuple(found)
 
 
 def _settings(params, config, weights, verbose=True):

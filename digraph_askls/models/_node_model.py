@@ -23,8 +23,8 @@ from ._views import KernelViews
 from .selection._answers import force_most_probable
 from .selection._scoring import decide
 
-__all__ = ["FittedModel", "decision_values", "explicit_weights", "predict_codes",
-           "predict_proba"]
+__all__ = ["FittedModel", "LabelGroups", "decision_values", "explicit_weights",
+           "predict_codes", "predict_proba"]
 
 
 class FittedModel(NamedTuple):
@@ -64,6 +64,73 @@ class FittedModel(NamedTuple):
         return self.node_scores.features(positions)
 
 
+class LabelGroups:
+    """Several labels per node that split into groups of exclusive labels (one true label
+    per group), answered by one single-label model per group: the
+    :attr:`FittedModel.estimator` of such a fit.
+
+    ``groups``: per group, the columns of its labels by the class codes of its model
+    (``columns[code]``); ``models``: the groups' :class:`FittedModel`; ``answer``:
+    ``"one per group"`` (each group's model's prediction), or where that did not beat
+    them on the folds a trivial answer, ``"every label"`` or ``"most probable label"``
+    (the label of the highest probability of all groups). A node of
+    a grown graph is read through one :class:`KernelViews` per group (each group's
+    kernel). A group of two classes has one decision column (that of its second
+    class): its first class's decision is its opposite.
+    """
+
+    def __init__(self, groups, models, n_labels, answer="one per group"):
+        self.groups = tuple(np.asarray(columns) for columns in groups)
+        self.models = tuple(models)
+        self.n_labels = int(n_labels)
+        self.answer = answer
+        self.classes_ = np.arange(self.n_labels)
+
+    def _each(self, views):
+        return zip(self.groups, self.models, (None,) * len(self.models) if views is None
+                   else views)
+
+    def predict(self, positions, views):
+        """0/1 predictions (n, n_labels)."""
+        predicted = None
+        for columns, model, group_views in self._each(views):
+            codes = predict_codes(model, positions, group_views)
+            if predicted is None:
+                predicted = np.zeros((codes.size, self.n_labels), dtype=int)
+            predicted[np.arange(codes.size), columns[codes]] = 1
+        if self.answer == "every label":
+            return np.ones_like(predicted)
+        if self.answer == "most probable label":
+            top = np.argmax(self.predict_proba(positions, views), axis=1)
+            predicted = np.zeros_like(predicted)
+            predicted[np.arange(top.size), top] = 1
+        return predicted
+
+    def predict_proba(self, positions, views):
+        """Each label's probability (n, n_labels): its group's model's."""
+        return self._placed(lambda model, group_views: predict_proba(model, positions,
+                                                                     group_views), views)
+
+    def decision(self, positions, views, view=None):
+        """Each label's decision value (n, n_labels), as :func:`decision_values`."""
+        if view == "both":
+            return {name: self.decision(positions, views, name)
+                    for name in ("source", "target")}
+        return self._placed(lambda model, group_views: decision_values(
+            model, positions, group_views, view=view), views)
+
+    def _placed(self, of_group, views=None):
+        placed = None
+        for columns, model, group_views in self._each(views):
+            values = np.asarray(of_group(model, group_views))
+            if values.ndim == 1:                  # two classes: the second's column
+                values = np.column_stack([-values, values])
+            if placed is None:
+                placed = np.zeros((values.shape[0], self.n_labels))
+            placed[:, columns[model.estimator.classes_]] = values
+        return placed
+
+
 def _merged_proba(model, positions, views):
     scores = model.scores(positions) if views is None else None
     if scores is not None:
@@ -81,6 +148,8 @@ def predict_codes(model, positions=None, views=None):
     else the merge's arg-max.
     """
     estimator = model.estimator
+    if isinstance(estimator, LabelGroups):
+        return estimator.predict(positions, views)
     if model.several_labels:
         decision = estimator.decision_function(model.views(positions) if views is None
                                                else views)
@@ -100,6 +169,8 @@ def predict_codes(model, positions=None, views=None):
 def predict_proba(model, positions=None, views=None):
     """Class probabilities (columns ``model.estimator.classes_``), calibrated where the
     model has a calibrator; one probability per label for several labels."""
+    if isinstance(model.estimator, LabelGroups):
+        return model.estimator.predict_proba(positions, views)
     if model.several_labels:
         decision_views = model.views(positions) if views is None else views
         if model.calibrator is None:           # the per-label stackers'
@@ -116,6 +187,8 @@ def decision_values(model, positions=None, views=None, view=None):
     (``"source"``, ``"target"``; ``"both"``: a dict of the two). One column with two
     classes (that of ``classes_[1]``)."""
     estimator = model.estimator
+    if isinstance(estimator, LabelGroups):
+        return estimator.decision(positions, views, view)
     scores = model.scores(positions) if views is None else None
     if scores is not None:
         if view is None:
@@ -135,6 +208,10 @@ def decision_values(model, positions=None, views=None, view=None):
 def explicit_weights(kernel, train, estimator):
     """The per-feature weights of both views of a kernel with explicit feature maps (see
     :meth:`~digraph_askls.NodeClassifier.primal_weights`)."""
+    if isinstance(estimator, LabelGroups):
+        raise ValueError("this model answers each group of exclusive labels "
+                         "(selection_['label_groups']) with its own kernel and model: "
+                         "there is no one set of primal weights")
     if kernel is None:
         raise ValueError("this model was saved without its kernel (its fit kept every "
                          "node's scores, which is a walk kernel's): a walk kernel has "

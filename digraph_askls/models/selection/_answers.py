@@ -115,32 +115,78 @@ ANSWERS = ("thresholds", "thresholds, at least one", "probability", "one per gro
            "most probable label", "every label")
 
 
-def label_groups(Y):
+def label_groups(Y, max_steps=20_000):
     """The groups of labels of which every labelled node has exactly one (independent
     partitions of the nodes written as one 0/1 target), or None where the labels
     ``Y`` (m, L) do not split so into at least two groups of two labels or more.
 
-    The groups are the connected parts of the relation "never on the same node".
+    Every node then has as many labels as there are groups, and the labels of a group
+    never meet on a node: a group is a set of labels whose nodes split the labelled
+    nodes. The groups are searched as an exact cover of the nodes (the labels taken in
+    column order, the first that fit kept: deterministic), so that two labels of
+    different groups that happen never to meet on the few labelled nodes do not merge
+    their groups; a search longer than ``max_steps`` labels tried gives None.
 
     Examples
     --------
     >>> Y = np.array([[1, 0, 0, 1], [0, 1, 1, 0], [1, 0, 1, 0], [0, 1, 0, 1]])
     >>> [group.tolist() for group in label_groups(Y)]
     [[0, 1], [2, 3]]
+    >>> Y = np.array([[1, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]])   # 0 and 3 never meet
+    >>> [group.tolist() for group in label_groups(Y)]
+    [[0, 1], [2, 3]]
     >>> label_groups(np.array([[1, 1, 0], [0, 1, 1], [1, 0, 0]])) is None
     True
     """
-    from scipy.sparse.csgraph import connected_components
+    Y = np.asarray(Y) > 0
+    counts = Y.sum(axis=1)
+    if Y.shape[1] < 4 or counts.min() < 2 or counts.min() != counts.max() or \
+            not Y.any(axis=0).all():
+        return None
+    meet = (Y.T.astype(np.int64) @ Y.astype(np.int64)) > 0
+    budget = [max_steps]
+    try:
+        groups = _partition(Y, meet, list(range(Y.shape[1])), budget)
+    except _TooLong:
+        return None
+    if groups is None or any(len(group) < 2 for group in groups):
+        return None
+    return tuple(np.array(group) for group in groups)
 
-    Y = np.asarray(Y)
-    apart = (Y.T @ Y) == 0
-    n_groups, group_of = connected_components(apart, directed=False)
-    groups = tuple(np.flatnonzero(group_of == g) for g in range(n_groups))
-    if n_groups < 2 or any(group.size < 2 for group in groups):
-        return None
-    if any((Y[:, group].sum(axis=1) != 1).any() for group in groups):
-        return None
-    return groups
+
+class _TooLong(Exception):
+    """The search for groups of labels ran past its steps."""
+
+
+def _partition(Y, meet, labels, budget):
+    """Groups (lists of columns) of ``labels`` that each cover every row of ``Y``
+    exactly once, or None."""
+    if not labels:
+        return []
+    first, rest = labels[0], labels[1:]
+    for group in _covers(Y, meet, [first], Y[:, first].copy(), rest, budget):
+        others = _partition(Y, meet, [label for label in rest if label not in group],
+                            budget)
+        if others is not None:
+            return [group] + others
+    return None
+
+
+def _covers(Y, meet, chosen, covered, candidates, budget):
+    """Every group holding ``chosen`` (labels that never meet) whose labels cover each
+    row once, drawn from ``candidates``: the first row left takes each candidate of
+    it in turn."""
+    if covered.all():
+        yield sorted(chosen)
+        return
+    row = int(np.argmin(covered))
+    for label in candidates:
+        if Y[row, label] and not meet[label, chosen].any():
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise _TooLong
+            yield from _covers(Y, meet, chosen + [label], covered | Y[:, label],
+                               [other for other in candidates if other != label], budget)
 
 
 def _held_out_proba(decision, Y, folds):

@@ -32,7 +32,18 @@ key                    meaning
                        ``kernel="auto"``: the held-out accuracy of the walk kernel's
                        votes under each reading of the weights (``"raw"``,
                        ``"log1p"``, ``"binary"``); the best is every candidate's
+``label_groups``       several labels per node that split into groups of which every
+                       labelled node has exactly one label (independent partitions):
+                       the groups (tuples of columns of ``classes_``), each chosen by
+                       its own single-label selection; ``kernel``, ``gamma``,
+                       ``merge``, ``engine``, ``n_folds`` and ``weights_screen`` then
+                       hold one entry per group, ``score`` and ``held_out_score`` the
+                       held-out score of one label per group, ``score_estimate`` the
+                       groups' estimates combined as the score combines them
 =====================  =============================================================
+
+``cv_results_``'s ``label_group`` column is the position in ``label_groups`` of the
+group whose selection tried the row (ranked among that group's rows), else None.
 """
 
 import logging
@@ -41,8 +52,9 @@ from typing import NamedTuple
 import numpy as np
 from scipy.stats import rankdata
 
-__all__ = ["CV_COLUMNS", "RANK_TIES", "ResultsTable", "SELECTION_KEYS", "SearchResult",
-           "rank_order", "selection_record"]
+__all__ = ["CV_COLUMNS", "GROUP_SCORES", "RANK_TIES", "ResultsTable", "SELECTION_KEYS",
+           "SearchResult", "grouped_columns", "grouped_record", "rank_order",
+           "selection_record"]
 
 logger = logging.getLogger(__name__)
 
@@ -50,11 +62,11 @@ logger = logging.getLogger(__name__)
 SELECTION_KEYS = ("kernel", "gamma", "merge", "engine", "n_folds", "n_valid", "scoring",
                   "score", "held_out_score", "score_estimate", "score_interval",
                   "score_reliable", "held_out_accuracy", "accuracy", "accuracy_interval",
-                  "accuracy_reliable", "optimism", "weights_screen")
+                  "accuracy_reliable", "optimism", "weights_screen", "label_groups")
 
 #: The columns of ``cv_results_``, one entry per configuration tried.
 CV_COLUMNS = ("kernel", "gamma", "engine", "mean_test_score", "cv_accuracy", "merge",
-              "fit_time", "scored_on", "rank_test_score")
+              "fit_time", "scored_on", "label_group", "rank_test_score")
 
 #: How each split ranks equal scores in ``rank_test_score``: folds in the order of the
 #: rows (``"stable"``: the candidate order decides), validation nodes sharing the best
@@ -101,7 +113,8 @@ class ResultsTable:
         for key, value in (("kernel", kernel), ("gamma", float(gamma)), ("engine", engine),
                            ("mean_test_score", score), ("cv_accuracy", accuracy),
                            ("merge", getattr(merge, "name", merge)),
-                           ("fit_time", elapsed), ("scored_on", scored_on)):
+                           ("fit_time", elapsed), ("scored_on", scored_on),
+                           ("label_group", None)):
             self._rows[key].append(value)
         logger.info("selection %r gamma=%g: %s (%.2f s)", kernel, gamma,
                     "alone, not ranked" if score is None else f"{score:.4f}", elapsed)
@@ -160,8 +173,50 @@ def selection_record(kernel, gamma, *, score, estimate, interval, held_out, opti
                   accuracy=estimate if by_accuracy else None,
                   accuracy_interval=interval if by_accuracy else None,
                   accuracy_reliable=reliable if by_accuracy else None,
-                  optimism=optimism, weights_screen=None)
+                  optimism=optimism, weights_screen=None, label_groups=None)
     return record
+
+
+#: How the score of one label per group combines the groups' own scores (``None``:
+#: the mean; ``"size"``: weighted by the group's number of labels), by multi-label score:
+#: with one true and one predicted label per group, micro- and sample-averaged F1 are
+#: the mean of the groups' accuracies, weighted F1 the mean of theirs, macro-F1 the
+#: mean over labels of the groups' macro-F1.
+GROUP_SCORES = {"f1_micro": ("accuracy", None), "f1_samples": ("accuracy", None),
+                "f1_weighted": ("f1_weighted", None), "f1_macro": ("f1_macro", "size")}
+
+
+def grouped_record(groups, selections, *, scoring, held_out):
+    """``selection_`` of several labels answered one per group: ``selections`` the
+    groups' own, ``held_out`` the held-out score of one label per group under the
+    multi-label ``scoring`` (see the module)."""
+    sizes = np.array([len(group) for group in groups], dtype=float)
+    weights = sizes / sizes.sum() if GROUP_SCORES[scoring][1] == "size" else \
+        np.full(len(groups), 1.0 / len(groups))
+    estimates = [selection["score_estimate"] for selection in selections]
+    estimate = None if any(value is None for value in estimates) else \
+        float(np.dot(weights, estimates))
+    screens = tuple(selection["weights_screen"] for selection in selections)
+    record = selection_record(0.0, 0.0, score=held_out, estimate=estimate, interval=None,
+                              held_out=held_out, optimism=None, engine=None, merge=None,
+                              n_folds=None, scoring=scoring)
+    for key in ("kernel", "gamma", "merge", "engine", "n_folds"):
+        record[key] = tuple(selection[key] for selection in selections)
+    record.update(weights_screen=None if all(screen is None for screen in screens)
+                  else screens,
+                  label_groups=tuple(tuple(int(c) for c in group) for group in groups))
+    return record
+
+
+def grouped_columns(tables):
+    """``cv_results_`` of several labels answered one per group: the rows of each
+    group's own ``tables`` in turn, ``label_group`` naming the group."""
+    columns = {key: [] for key in CV_COLUMNS}
+    for position, table in enumerate(tables):
+        for key in CV_COLUMNS:
+            values = table[key] if key != "label_group" else [position] * len(table["kernel"])
+            columns[key].extend(values)
+    return columns
 
 
 class SearchResult(NamedTuple):
@@ -170,7 +225,10 @@ class SearchResult(NamedTuple):
     ``cv_results`` (:mod:`~._results`), every node's view scores where the solve gave
     them (``node_scores``), the probability ``calibrator`` and, for several labels, the
     labels' decision ``thresholds`` and the groups of labels of which every node is
-    answered at least the most probable (``label_groups``, None: none)."""
+    answered at least the most probable (``label_groups``, None: none); the winner's
+    held-out class probabilities of the labelled nodes (``held_out_proba``, (m,
+    n_classes), columns its estimator's ``classes_``; a stand-in's predictions above
+    ``SelectionPolicy.merge_cv_max`` nodes) where the folds route chose it, else None."""
 
     kernel: object
     estimator: object
@@ -180,3 +238,4 @@ class SearchResult(NamedTuple):
     calibrator: object = None
     thresholds: object = None
     label_groups: object = None
+    held_out_proba: object = None

@@ -16,10 +16,14 @@ How the configurations are judged is decided once, by :func:`route`:
     configurations; each ranked (kernel, gamma, merge) is then fitted on the fitted
     nodes alone, as a grid of one, and scored on the validation nodes
     (:mod:`~._validation`). The first strict best in candidate order wins.
+``"label groups"``
+    A 0/1 indicator target whose labels split into groups of exclusive labels (one
+    label of each per labelled node): one single-label search per group, by folds
+    (:mod:`~._groups`).
 ``"several labels"``
-    A 0/1 indicator target: every (kernel, gamma, merge) scored by an F1 of thresholded
-    held-out decisions on random folds, with neither race nor one-standard-error rule
-    (:mod:`~._multilabel`).
+    Any other 0/1 indicator target: every (kernel, gamma, merge) scored by an F1 of
+    thresholded held-out decisions on random folds, with neither race nor
+    one-standard-error rule (:mod:`~._multilabel`).
 
 Each route writes ``cv_results_`` through :class:`~._results.ResultsTable` and
 ``selection_`` through :func:`~._results.selection_record`: one schema whatever the
@@ -34,6 +38,7 @@ import numpy as np
 from ...kernels import gamma_grid
 from .._merge import as_merge
 from .._node_model import FittedModel, predict_codes, predict_proba
+from ._groups import search_groups
 from ._multilabel import select_multilabel
 from ._results import SearchResult
 from ._select import merges_for, select_kernel
@@ -60,7 +65,10 @@ class Problem(NamedTuple):
     ``train``: positions of the fitted labelled nodes; ``target``: their class codes
     (m,), or a 0/1 indicator (m, n_labels) for several labels; ``valid`` and
     ``valid_codes``: validation nodes that judge instead of folds (or None), and
-    ``n_classes`` the number of class codes they and ``target`` draw from.
+    ``n_classes`` the number of class codes they and ``target`` draw from;
+    ``label_groups``: for an indicator ``target`` whose labels split into groups of
+    exclusive labels, per group ``(columns, space, problem)``: the columns of its labels
+    by class code and the single-label search of its classes (else None).
     """
 
     adjacency: object
@@ -78,11 +86,12 @@ class Problem(NamedTuple):
     valid: Optional[np.ndarray] = None
     valid_codes: Optional[np.ndarray] = None
     n_classes: Optional[int] = None
+    label_groups: Optional[tuple] = None
 
 
 def route(space, problem):
-    """How ``problem`` judges ``space``: ``"several labels"``, ``"fixed"``,
-    ``"validation"`` or ``"folds"`` (see the module).
+    """How ``problem`` judges ``space``: ``"label groups"``, ``"several labels"``,
+    ``"fixed"``, ``"validation"`` or ``"folds"`` (see the module).
 
     Examples
     --------
@@ -95,7 +104,7 @@ def route(space, problem):
     'validation'
     """
     if np.ndim(problem.target) == 2:
-        return "several labels"
+        return "several labels" if problem.label_groups is None else "label groups"
     if problem.valid is not None:
         return "validation"
     if (problem.as_given or problem.operator is not None
@@ -115,6 +124,8 @@ def search(space, problem):
 
 def _routed(space, problem):
     how = route(space, problem)
+    if how == "label groups":
+        return search_groups(problem, search)
     if how == "several labels":
         kernel, estimator, selection, cv_results, calibrator, (thresholds, groups) = \
             select_multilabel(space.recipes, problem.adjacency, problem.features,

@@ -340,7 +340,7 @@ def _fit_winner(best, rows, judged, merge_choices, train_codes, search):
     node_scores = best.oof.node_scores if choice.merge.stacking or best.oof.full_model is None \
         else None
     return SearchResult(best.built, estimator, selection, rows.columns(RANK_TIES["folds"]), node_scores,
-                     calibrate(estimator, best.oof, codes))
+                     calibrate(estimator, best.oof, codes), held_out_proba=choice.proba)
 
 
 def _vote_of(ranking):

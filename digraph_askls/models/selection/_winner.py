@@ -121,13 +121,15 @@ def merge_estimates(scores, codes, folds, merges, scoring=None, weights=None):
 
 
 class MergeChoice(NamedTuple):
-    """What :func:`choose_merge` returns."""
+    """What :func:`choose_merge` returns (``proba``: the held-out class probabilities of
+    the chosen merge, or its stand-in's predictions, (m, n_classes))."""
 
     merge: Merge
     held_out: np.ndarray
     optimism: float
     rows: object
     chosen_row: int
+    proba: object = None
 
 
 def _costs(scoring):
@@ -158,11 +160,12 @@ def choose_merge(scores, codes, folds, merges, merge_cv_max, scoring=None, weigh
             rows = held_out_rows([estimates[name][2] for name in names], codes, scoring)
             return MergeChoice(chosen, decide(estimates[chosen][2], _costs(scoring)),
                                selection_optimism(rows, names.index(chosen), folds), rows,
-                               names.index(chosen))
+                               names.index(chosen), estimates[chosen][2])
     chosen = merges[0] if len(merges) == 1 else as_merge("joint")
     predictions = ranking_score(scores, codes, (chosen,), return_predictions=True)[3]
     held_out = decide(predictions, _costs(scoring))
-    return MergeChoice(chosen, held_out, 0.0, held_out_rows([predictions], codes, scoring), 0)
+    return MergeChoice(chosen, held_out, 0.0, held_out_rows([predictions], codes, scoring), 0,
+                       predictions)
 
 
 def assemble(best, merge, train_codes, settings):
