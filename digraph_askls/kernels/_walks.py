@@ -236,23 +236,30 @@ class WalkSeriesKernel(LinearOperator):
                     future.result()
 
         def prepare(lo, hi, first):
-            # The next input Z = base + c D^-1 S (Horner), then the step's blocks.
+            # The next input Z = base + c D^-1 S (Horner), then the step's blocks. With
+            # the self-loop the step starts from Z itself, so Z is formed in S's rows
+            # and the blocks are read off them: two passes fewer than forming Z apart
+            # and copying it, the same operations on every entry.
+            s = S[lo:hi]
             if first:
-                Z[lo:hi] = base[lo:hi]
+                s[...] = base[lo:hi]
             else:
-                np.multiply(S[lo:hi], scale[lo:hi] if inverse is not None else scale,
-                            out=Z[lo:hi])
-                Z[lo:hi] += base[lo:hi]
-            if self._loop:
-                S[lo:hi] = Z[lo:hi]
-            else:
-                S[lo:hi] = 0
-            if other is not None:      # other = Z * w_b, then Z *= w_a
-                np.multiply(Z[lo:hi], w_b, out=other[lo:hi])
+                np.multiply(s, scale[lo:hi] if inverse is not None else scale, out=s)
+                s += base[lo:hi]
+            if not self._loop:
+                Z[lo:hi] = s
+                s[...] = 0
+                s = Z[lo:hi]
+            if other is not None:      # other = Z * w_b, Z * w_a
+                np.multiply(s, w_b, out=other[lo:hi])
                 if scale_a:
-                    Z[lo:hi] *= w_a
-            elif scale_a or scale_b:   # one side only: scale Z in place
-                Z[lo:hi] *= w_a if scale_a else w_b
+                    np.multiply(s, w_a, out=Z[lo:hi])
+                elif self._loop:
+                    Z[lo:hi] = s
+            elif scale_a or scale_b:   # one side only
+                np.multiply(s, w_a if scale_a else w_b, out=Z[lo:hi])
+            elif self._loop:
+                Z[lo:hi] = s
 
         into_a = Z if need_a else None
         into_b = (other if other is not None else Z) if need_b else None
