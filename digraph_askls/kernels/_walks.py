@@ -207,24 +207,27 @@ class WalkSeriesKernel(LinearOperator):
             return (self._series(X, Y[:, :0], rows, progress)[0],
                     self._series(X[:, :0], Y, rows, progress)[1])
         n, beta, inverse = self.shape[0], self._beta, self._inverse
+        # The series' base [X, D^-1 Y], added at every hop, is kept as its two halves:
+        # the caller's X itself and D^-1 Y, not a copy of both (a block of the walk's
+        # width fewer, 160 MB on 10^6 nodes).
         if rows is None:
-            base = np.empty((n, kf + kb), dtype=self.hop_dtype)
-            base[:, :kf] = X
-            base[:, kf:] = Y if inverse is None else Y * inverse
+            base_f = X
+            base_b = Y if inverse is None else Y * inverse
         else:
-            base = np.zeros((n, kf + kb), dtype=self.hop_dtype)
-            base[rows, :kf] = X
-            base[rows, kf:] = Y if inverse is None else Y * inverse[rows]
+            base_f = np.zeros((n, kf), dtype=self.hop_dtype)
+            base_b = np.zeros((n, kb), dtype=self.hop_dtype)
+            base_f[rows] = X
+            base_b[rows] = Y if inverse is None else Y * inverse[rows]
         # Step: S = loop * Z + A (Z * w_a) + A^T (Z * w_b), with Z = [T_f, D^-1 T_b].
         w_a = np.array([1.0] * kf + [beta] * kb, dtype=self.hop_dtype)
         w_b = np.array([beta] * kf + [1.0] * kb, dtype=self.hop_dtype)
         scale = self.c * inverse if inverse is not None else self.hop_dtype.type(self.c)
-        S = np.empty_like(base)
-        Z = np.empty_like(base)
+        S = np.empty((n, kf + kb), dtype=self.hop_dtype)
+        Z = np.empty_like(S)
         need_a, need_b = bool(np.any(w_a != 0)), bool(np.any(w_b != 0))
         scale_a, scale_b = need_a and np.any(w_a != 1), need_b and np.any(w_b != 1)
         # Z feeds A and A^T; a second block when both are needed with other weights.
-        other = np.empty_like(base) if need_a and need_b and (scale_a or scale_b) else None
+        other = np.empty_like(S) if need_a and need_b and (scale_a or scale_b) else None
         blocks = self._links.blocks
         pool = ThreadPoolExecutor(len(blocks)) if len(blocks) > 1 else None
 
@@ -242,10 +245,12 @@ class WalkSeriesKernel(LinearOperator):
             # and copying it, the same operations on every entry.
             s = S[lo:hi]
             if first:
-                s[...] = base[lo:hi]
+                s[:, :kf] = base_f[lo:hi]
+                s[:, kf:] = base_b[lo:hi]
             else:
                 np.multiply(s, scale[lo:hi] if inverse is not None else scale, out=s)
-                s += base[lo:hi]
+                s[:, :kf] += base_f[lo:hi]
+                s[:, kf:] += base_b[lo:hi]
             if not self._loop:
                 Z[lo:hi] = s
                 s[...] = 0
