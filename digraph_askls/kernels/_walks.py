@@ -207,17 +207,19 @@ class WalkSeriesKernel(LinearOperator):
             return (self._series(X, Y[:, :0], rows, progress)[0],
                     self._series(X[:, :0], Y, rows, progress)[1])
         n, beta, inverse = self.shape[0], self._beta, self._inverse
-        # The series' base [X, D^-1 Y], added at every hop, is kept as its two halves:
-        # the caller's X itself and D^-1 Y, not a copy of both (a block of the walk's
-        # width fewer, 160 MB on 10^6 nodes).
+        # The series' base [X, D^-1 Y], added at every hop: one block, so that the hop
+        # adds it in one contiguous pass (two strided halves cost a fifth more a hop on
+        # 10^6 nodes), with D^-1 Y written straight into it.
+        base = (np.empty if rows is None else np.zeros)((n, kf + kb), dtype=self.hop_dtype)
         if rows is None:
-            base_f = X
-            base_b = Y if inverse is None else Y * inverse
+            base[:, :kf] = X
+            if inverse is None:
+                base[:, kf:] = Y
+            else:
+                np.multiply(Y, inverse, out=base[:, kf:])
         else:
-            base_f = np.zeros((n, kf), dtype=self.hop_dtype)
-            base_b = np.zeros((n, kb), dtype=self.hop_dtype)
-            base_f[rows] = X
-            base_b[rows] = Y if inverse is None else Y * inverse[rows]
+            base[rows, :kf] = X
+            base[rows, kf:] = Y if inverse is None else Y * inverse[rows]
         # Step: S = loop * Z + A (Z * w_a) + A^T (Z * w_b), with Z = [T_f, D^-1 T_b].
         w_a = np.array([1.0] * kf + [beta] * kb, dtype=self.hop_dtype)
         w_b = np.array([beta] * kf + [1.0] * kb, dtype=self.hop_dtype)
@@ -245,12 +247,10 @@ class WalkSeriesKernel(LinearOperator):
             # and copying it, the same operations on every entry.
             s = S[lo:hi]
             if first:
-                s[:, :kf] = base_f[lo:hi]
-                s[:, kf:] = base_b[lo:hi]
+                s[...] = base[lo:hi]
             else:
                 np.multiply(s, scale[lo:hi] if inverse is not None else scale, out=s)
-                s[:, :kf] += base_f[lo:hi]
-                s[:, kf:] += base_b[lo:hi]
+                s += base[lo:hi]
             if not self._loop:
                 Z[lo:hi] = s
                 s[...] = 0
