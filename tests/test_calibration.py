@@ -223,6 +223,17 @@ def test_the_gradient_is_the_loss_derivative(theta):
     np.testing.assert_allclose(gradient, numeric, rtol=1e-4, atol=1e-4 * abs(value) / 300)
     # and the loss is minus the log-probability of the true classes
     np.testing.assert_allclose(value, -weights @ np.log(rows.true_probability(theta)))
+    assert rows.value(np.array(theta)) == value
+    # the rows held class by class give the softmax of each row's own logits
+    centred = logits - logits.mean(axis=1, keepdims=True)
+    temperature = np.exp(theta[0]) + theta[1] * np.linalg.norm(centred, axis=1)
+    q = _softmax(centred / temperature[:, None])[np.arange(300), y]
+    np.testing.assert_allclose(rows.true_probability(theta), 0.97 * q + 0.03 * prior[y],
+                               rtol=1e-12)
+    part = np.arange(0, 300, 7)
+    np.testing.assert_allclose(rows.take(part).loss(np.array(theta))[0],
+                               _Rows(centred[part], y[part], weights[part], 0.97,
+                                     0.03 * prior).loss(np.array(theta))[0], rtol=1e-13)
 
 
 def test_the_pooling_weight_minimises_the_cross_fitted_loss():

@@ -353,3 +353,36 @@ def test_cg_with_no_iteration_allowed_reports_not_converged():
     A = np.diag([1.0, 2.0, 3.0])
     X, info, n_iter = batched_cg(lambda V: A @ V, np.ones((3, 1)), maxiter=0)
     assert n_iter == 0 and info != 0 and not X.any()
+
+
+@pytest.mark.parametrize("variables, started_on_one", [
+    ({"OMP_NUM_THREADS": "1"}, True),
+    ({"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}, True),
+    ({"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "2"}, False),
+    ({"OMP_NUM_THREADS": "4"}, False),
+    ({}, False),
+])
+def test_one_blas_thread_inspects_no_library_where_the_environment_pins_one(
+        monkeypatch, variables, started_on_one):
+    # Building the process's controller inspects every loaded library (20-70 ms, the
+    # first time): where the environment started BLAS on one thread there is nothing to
+    # limit; elsewhere the limit is applied through the controller.
+    from digraph_askls.linalg import _dense
+
+    for name in ("OMP_NUM_THREADS", *_dense.BLAS_THREAD_VARIABLES):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    built = []
+
+    class Controller:
+        def limit(self, limits, user_api):
+            built.append((limits, user_api))
+            return _dense.nullcontext()
+
+    monkeypatch.setattr(_dense, "_blas_controller", Controller)
+    with _dense.one_blas_thread():
+        pass
+    with _dense.one_blas_thread(2):       # more than one thread: always through it
+        pass
+    assert built == ([] if started_on_one else [(1, "blas")]) + [(2, "blas")]

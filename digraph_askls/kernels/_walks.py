@@ -207,24 +207,29 @@ class WalkSeriesKernel(LinearOperator):
             return (self._series(X, Y[:, :0], rows, progress)[0],
                     self._series(X[:, :0], Y, rows, progress)[1])
         n, beta, inverse = self.shape[0], self._beta, self._inverse
+        # The series' base [X, D^-1 Y], added at every hop: one block, so that the hop
+        # adds it in one contiguous pass (two strided halves cost a fifth more a hop on
+        # 10^6 nodes), with D^-1 Y written straight into it.
+        base = (np.empty if rows is None else np.zeros)((n, kf + kb), dtype=self.hop_dtype)
         if rows is None:
-            base = np.empty((n, kf + kb), dtype=self.hop_dtype)
             base[:, :kf] = X
-            base[:, kf:] = Y if inverse is None else Y * inverse
+            if inverse is None:
+                base[:, kf:] = Y
+            else:
+                np.multiply(Y, inverse, out=base[:, kf:])
         else:
-            base = np.zeros((n, kf + kb), dtype=self.hop_dtype)
             base[rows, :kf] = X
             base[rows, kf:] = Y if inverse is None else Y * inverse[rows]
         # Step: S = loop * Z + A (Z * w_a) + A^T (Z * w_b), with Z = [T_f, D^-1 T_b].
         w_a = np.array([1.0] * kf + [beta] * kb, dtype=self.hop_dtype)
         w_b = np.array([beta] * kf + [1.0] * kb, dtype=self.hop_dtype)
         scale = self.c * inverse if inverse is not None else self.hop_dtype.type(self.c)
-        S = np.empty_like(base)
-        Z = np.empty_like(base)
+        S = np.empty((n, kf + kb), dtype=self.hop_dtype)
+        Z = np.empty_like(S)
         need_a, need_b = bool(np.any(w_a != 0)), bool(np.any(w_b != 0))
         scale_a, scale_b = need_a and np.any(w_a != 1), need_b and np.any(w_b != 1)
         # Z feeds A and A^T; a second block when both are needed with other weights.
-        other = np.empty_like(base) if need_a and need_b and (scale_a or scale_b) else None
+        other = np.empty_like(S) if need_a and need_b and (scale_a or scale_b) else None
         blocks = self._links.blocks
         pool = ThreadPoolExecutor(len(blocks)) if len(blocks) > 1 else None
 
@@ -236,23 +241,30 @@ class WalkSeriesKernel(LinearOperator):
                     future.result()
 
         def prepare(lo, hi, first):
-            # The next input Z = base + c D^-1 S (Horner), then the step's blocks.
+            # The next input Z = base + c D^-1 S (Horner), then the step's blocks. With
+            # the self-loop the step starts from Z itself, so Z is formed in S's rows
+            # and the blocks are read off them: two passes fewer than forming Z apart
+            # and copying it, the same operations on every entry.
+            s = S[lo:hi]
             if first:
-                Z[lo:hi] = base[lo:hi]
+                s[...] = base[lo:hi]
             else:
-                np.multiply(S[lo:hi], scale[lo:hi] if inverse is not None else scale,
-                            out=Z[lo:hi])
-                Z[lo:hi] += base[lo:hi]
-            if self._loop:
-                S[lo:hi] = Z[lo:hi]
-            else:
-                S[lo:hi] = 0
-            if other is not None:      # other = Z * w_b, then Z *= w_a
-                np.multiply(Z[lo:hi], w_b, out=other[lo:hi])
+                np.multiply(s, scale[lo:hi] if inverse is not None else scale, out=s)
+                s += base[lo:hi]
+            if not self._loop:
+                Z[lo:hi] = s
+                s[...] = 0
+                s = Z[lo:hi]
+            if other is not None:      # other = Z * w_b, Z * w_a
+                np.multiply(s, w_b, out=other[lo:hi])
                 if scale_a:
-                    Z[lo:hi] *= w_a
-            elif scale_a or scale_b:   # one side only: scale Z in place
-                Z[lo:hi] *= w_a if scale_a else w_b
+                    np.multiply(s, w_a, out=Z[lo:hi])
+                elif self._loop:
+                    Z[lo:hi] = s
+            elif scale_a or scale_b:   # one side only
+                np.multiply(s, w_a if scale_a else w_b, out=Z[lo:hi])
+            elif self._loop:
+                Z[lo:hi] = s
 
         into_a = Z if need_a else None
         into_b = (other if other is not None else Z) if need_b else None

@@ -1,5 +1,6 @@
 """The dense LAPACK path: LU with a condition estimate, Cholesky for the damped problem."""
 
+import os
 from contextlib import nullcontext
 from functools import lru_cache
 
@@ -34,9 +35,33 @@ def _blas_controller():
     return ThreadpoolController()
 
 
+#: The variables from which OpenBLAS, MKL and BLIS take their thread count when they
+#: load; ``OMP_NUM_THREADS`` is the one each falls back to.
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "MKL_NUM_THREADS",
+                         "BLIS_NUM_THREADS")
+
+
+def _started_on_one_thread():
+    """Whether the environment started every BLAS of the process on one thread:
+    ``OMP_NUM_THREADS=1`` and none of :data:`BLAS_THREAD_VARIABLES` set to more."""
+    return os.environ.get("OMP_NUM_THREADS", "").strip() == "1" and all(
+        os.environ.get(name, "1").strip() == "1" for name in BLAS_THREAD_VARIABLES)
+
+
+def one_blas_thread(limits=1):
+    """A context in which BLAS and LAPACK run on ``limits`` threads, limited through the
+    process's one controller; nothing to limit (and no library inspected, which the
+    first controller of a process pays 20-70 ms for) where the limit is one thread
+    and the environment started the libraries on one (:func:`_started_on_one_thread`;
+    a limit raised since through threadpoolctl is then left as it is)."""
+    if limits == 1 and _started_on_one_thread():
+        return nullcontext()
+    return _blas_controller().limit(limits=limits, user_api="blas")
+
+
 def _one_blas_thread():
-    """A context in which BLAS and LAPACK run on one thread."""
-    return _blas_controller().limit(limits=1, user_api="blas")
+    """A context in which BLAS and LAPACK run on one thread (:func:`one_blas_thread`)."""
+    return one_blas_thread(1)
 
 
 class NumericallySingular(Exception):

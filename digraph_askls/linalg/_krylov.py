@@ -38,11 +38,23 @@ def _dots(X, Y):
     return np.einsum("ij,ij->j", X, Y, dtype=np.float64)
 
 
+#: Rows of a block of :func:`_add_scaled`: its temporary is this many rows of ``X``.
+SCALED_ROWS = 1 << 14
+
+
 def _add_scaled(Y, a, X):
-    """``Y += a * X`` for a vector ``a`` of column weights, one column at a time (no
-    temporary of the size of ``X``; the columns of weight zero are left untouched)."""
-    for j in np.flatnonzero(a):
-        Y[:, j] += a[j] * X[:, j]
+    """``Y += a * X`` for a vector ``a`` of column weights, in blocks of
+    :data:`SCALED_ROWS` rows (no temporary of the size of ``X``; the columns of weight
+    zero are left untouched). Each entry is the same sum as one column at a time gives,
+    but a block reads each row once where a column reads every row of the block (ten
+    columns of a CG block read it ten times)."""
+    columns = np.flatnonzero(a)
+    if columns.size < a.size:
+        for j in columns:
+            Y[:, j] += a[j] * X[:, j]
+        return
+    for lo in range(0, Y.shape[0], SCALED_ROWS):
+        Y[lo:lo + SCALED_ROWS] += a * X[lo:lo + SCALED_ROWS]
 
 
 def _not_positive_definite(pap, active):

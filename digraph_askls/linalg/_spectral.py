@@ -35,7 +35,7 @@ import scipy.linalg as sla
 from scipy import sparse
 
 from .._memory import check_dense_allocation
-from ._dense import _blas_controller, _one_blas_thread
+from ._dense import _one_blas_thread, one_blas_thread
 from ._result import SingularSystemError
 
 __all__ = ["SpectralAsKLS"]
@@ -55,8 +55,8 @@ DECOMPOSITION_THREADS = 1
 
 def _decomposition_threads():
     """A context in which BLAS runs on :data:`DECOMPOSITION_THREADS` threads, limited
-    through the process's one controller (as :func:`~._dense._one_blas_thread`)."""
-    return _blas_controller().limit(limits=DECOMPOSITION_THREADS, user_api="blas")
+    through the process's one controller (:func:`~._dense.one_blas_thread`)."""
+    return one_blas_thread(DECOMPOSITION_THREADS)
 
 
 class SpectralAsKLS:
