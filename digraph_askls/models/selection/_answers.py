@@ -3,9 +3,10 @@
 The labels' probabilities (:class:`LabelCalibrator`, Platt curves), their F1 thresholds
 (:func:`label_thresholds`), and the answers compared on the folds for the scorer
 (:data:`ANSWERS`, :func:`choose_answer`): learnt ones (thresholds, a shared probability
-threshold, one label per group of exclusive labels) and the trivial ones (every label;
-the most probable label alone), which a learnt answer must beat by
-``SelectionPolicy.trivial_margin``.
+threshold) and the trivial ones (every label; the most probable label alone), which a
+learnt answer must beat by ``SelectionPolicy.trivial_margin``; and the groups of
+exclusive labels (:func:`label_groups`), which are fitted one single-label selection per
+group instead (:mod:`~._groups`).
 """
 
 import warnings
@@ -108,11 +109,10 @@ def _thresholded(decision, Y, folds):
 
 #: The answers :func:`choose_answer` compares, in the order a tie keeps: the labels'
 #: thresholds, the same with at least the most probable label, the labels of a
-#: probability above one threshold shared by all (at least the most probable), the most
-#: probable label of each group of exclusive labels (:func:`label_groups`), then the
+#: probability above one threshold shared by all (at least the most probable), then the
 #: trivial ones (the last two).
-ANSWERS = ("thresholds", "thresholds, at least one", "probability", "one per group",
-           "most probable label", "every label")
+ANSWERS = ("thresholds", "thresholds, at least one", "probability", "most probable label",
+           "every label")
 
 
 def label_groups(Y, max_steps=20_000):
@@ -210,10 +210,10 @@ def force_most_probable(predicted, proba, groups):
     return predicted
 
 
-def answer_of(name, above, proba, groups=None):
+def answer_of(name, above, proba):
     """The 0/1 predictions (n, L) of the answer ``name`` (one of :data:`ANSWERS`) from
-    where the labels are above their thresholds (``above``), the labels'
-    probabilities ``proba`` and the groups of exclusive labels (``"one per group"``).
+    where the labels are above their thresholds (``above``) and the labels'
+    probabilities ``proba``.
 
     Examples
     --------
@@ -223,22 +223,20 @@ def answer_of(name, above, proba, groups=None):
     [[0, 1, 0], [1, 1, 0]]
     >>> answer_of("most probable label", above, proba).tolist()
     [[0, 1, 0], [1, 0, 0]]
-    >>> answer_of("one per group", above, proba, (np.array([0, 1]), np.array([2]))).tolist()
-    [[0, 1, 1], [1, 0, 1]]
     """
     if name == "every label":
         return np.ones(above.shape, dtype=int)
-    empty = name in ("one per group", "most probable label")
-    predicted = (np.zeros(above.shape, dtype=int) if empty
+    predicted = (np.zeros(above.shape, dtype=int) if name == "most probable label"
                  else np.asarray(above, dtype=int).copy())
-    return force_most_probable(predicted, proba, _forced(name, above.shape[1], groups))
+    return force_most_probable(predicted, proba, _forced(name, above.shape[1]))
 
 
-def _forced(name, n_labels, groups):
-    """The groups whose most probable label the answer ``name`` always gives."""
+def _forced(name, n_labels):
+    """The groups whose most probable label the answer ``name`` always gives: all the
+    labels as one (None: none)."""
     if name in ("thresholds", "every label"):
         return None
-    return groups if name == "one per group" else (np.arange(n_labels),)
+    return (np.arange(n_labels),)
 
 
 def _ratio(top, bottom):
@@ -292,22 +290,18 @@ def _probability_answer(proba, Y, folds, average):
 def choose_answer(decision, Y, folds, stacked, scoring, policy):
     """The answer of ``predict`` chosen on held-out decisions for ``scoring`` (one of
     :data:`ANSWERS`; the shared probability threshold where the probabilities are a
-    :class:`LabelCalibrator`'s, not a stacker's; one label per group where the labels
-    form groups, :func:`label_groups`). Returns ``(name, scores by answer)``. Where the
-    best learnt answer does not beat the better trivial answer by
+    :class:`LabelCalibrator`'s, not a stacker's). Returns ``(name, scores by answer)``.
+    Where the best learnt answer does not beat the better trivial answer by
     ``policy.trivial_margin``, the trivial answer is chosen, with a warning that names
     the scorer and the trivial score."""
     average = MULTILABEL_SCORES[scoring]
     proba = decision if stacked else _held_out_proba(decision, Y, folds)
     thresholded = _thresholded(decision, Y, folds)
-    groups = label_groups(Y)
     found = {}
     for name in ANSWERS:
         if name == "probability" and not stacked:
             found[name] = _score(Y, _probability_answer(proba, Y, folds, average), average)
-        elif name == "one per group" and groups is not None:
-            found[name] = _score(Y, answer_of(name, thresholded, proba, groups), average)
-        elif name not in ("probability", "one per group"):
+        elif name != "probability":
             found[name] = _score(Y, answer_of(name, thresholded, proba), average)
     best = max(found, key=lambda name: (found[name], -ANSWERS.index(name)))
     trivial = max(ANSWERS[-2:], key=lambda name: found[name])
@@ -328,11 +322,12 @@ def choose_answer(decision, Y, folds, stacked, scoring, policy):
 def rule_of(name, thresholds, calibrator, proba, Y, average):
     """``(thresholds, groups)`` of ``predict`` answering ``name``: each label's
     threshold of its decision value (the shared probability threshold's, through the
-    calibrator) and the groups whose most probable label is always given (None)."""
-    groups = _forced(name, Y.shape[1], label_groups(Y))
+    calibrator) and the groups whose most probable label is always given (None: none;
+    else all the labels as one)."""
+    groups = _forced(name, Y.shape[1])
     if name == "every label":
         return np.full_like(thresholds, -np.inf), groups
-    if name in ("most probable label", "one per group"):
+    if name == "most probable label":
         return np.full_like(thresholds, np.inf), groups
     if name == "probability":
         t = shared_threshold(proba, Y, average)

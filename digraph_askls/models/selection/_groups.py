@@ -46,13 +46,13 @@ def search_groups(problem, search):
                                scoring=problem.scoring, held_out=value)
     estimator = LabelGroups(columns, models, Y.shape[1], answer)
     kernel = tuple(result.kernel for result in results)
-    # the rule of predict in the form the several-label selection writes it (rule_of)
+    # thresholds_ as the several-label selection writes them (-inf: every label); the
+    # groups' models answer, not the thresholds
     every = answer == "every label"
     thresholds = np.full(Y.shape[1], -np.inf if every else np.inf)
-    forced = {"every label": None, "most probable label": (np.arange(Y.shape[1]),)}
     return SearchResult(kernel, estimator, selection,
                         grouped_columns([result.cv_results for result in results]), None,
-                        None, thresholds, forced.get(answer, groups))
+                        None, thresholds)
 
 
 def _held_out(results, columns, shape):

@@ -10,9 +10,10 @@ nodes at random (a node has several labels: there is no class to stratify by). E
 (``scoring="f1_macro"``, ``"f1_samples"`` or ``"f1_weighted"`` otherwise): the mean
 of the views and the per-label stacker (one logistic regression per label on that
 label's two view scores, cross-validated on the out-of-fold scores); the best is
-fitted. What ``predict`` answers (the labels' thresholds, one label per group, a
-trivial answer, ...) is then chosen on the winner's held-out decisions
-(:mod:`~._answers`).
+fitted. What ``predict`` answers (the labels' thresholds, a shared probability
+threshold, a trivial answer, ...) is then chosen on the winner's held-out decisions
+(:mod:`~._answers`). Labels that split into groups of exclusive labels never come here:
+each group is a single-label selection (:mod:`~._groups`).
 """
 
 import time
@@ -26,8 +27,8 @@ from .._askls import AsKLSClassifier
 from .._decomposition import decompose
 from .._folds import coarsen_folds, make_folds
 from .._mergers import OneSidedColumn, StackMerger
-from ._answers import (MULTILABEL_SCORES, LabelCalibrator, _score, _thresholded, answer_of,
-                       choose_answer, label_groups, label_thresholds, rule_of)
+from ._answers import (MULTILABEL_SCORES, LabelCalibrator, _score, _thresholded,
+                       choose_answer, label_thresholds, rule_of)
 from ._results import RANK_TIES, ResultsTable, selection_record
 
 __all__ = ["LabelCalibrator", "MULTILABEL_MERGES", "MULTILABEL_SCORES", "label_thresholds",
@@ -78,20 +79,15 @@ def _stacked_decisions(scores, Y, folds):
     return decision
 
 
-def _merge_scores(scores, Y, folds, merges, average, groups=None):
+def _merge_scores(scores, Y, folds, merges, average):
     """``{merge: (F1, held-out decisions)}`` of each merge that could be fitted: the F1
-    of the thresholded decisions, or of the most probable label of each group where the
-    labels form groups (:func:`label_groups`) and that scores more."""
+    of the thresholded decisions."""
     found = {}
     for name in merges:
         decision = (_stacked_decisions(scores, Y, folds) if name == "stack"
                     else _decisions(scores, name))
         if decision is not None:
-            value = _score(Y, _thresholded(decision, Y, folds), average)
-            if groups is not None:
-                value = max(value, _score(Y, answer_of("one per group", decision, decision,
-                                                       groups), average))
-            found[name] = (value, decision)
+            found[name] = (_score(Y, _thresholded(decision, Y, folds), average), decision)
     return found
 
 
@@ -115,9 +111,9 @@ def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, 
     of a merge without probabilities of its own (None for the stacker) and the rule of
     ``predict``, ``(thresholds, groups)``: the thresholds of the labels' decision
     values (:func:`label_thresholds`; all ``-inf`` where every label is answered, all
-    ``inf`` where the most probable ones alone are) and the groups of labels (column
-    arrays, or None) of which every node is answered at least the most probable
-    (:func:`choose_answer`).
+    ``inf`` where the most probable ones alone are) and the groups of labels of which
+    every node is answered at least the most probable (None, or all the labels as one
+    group; :func:`choose_answer`).
     """
     m = train.size
     average = MULTILABEL_SCORES[scoring]
@@ -125,7 +121,6 @@ def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, 
     folds = make_folds(np.zeros(m, dtype=int), min(max_folds, m), settings.random_state)
     merge_folds = coarsen_folds(folds, policy.merge_folds)
     targets = 2.0 * Y - 1.0
-    groups = label_groups(Y)
     rows = ResultsTable()
     best = None
     for recipe in recipes:
@@ -139,7 +134,7 @@ def select_multilabel(recipes, adjacency, features, Y, train, gammas, *, merge, 
                 continue
             for name, (value, decision) in _merge_scores(
                     scores, Y, merge_folds, _merges_of(scores, merges, merge),
-                    average, groups).items():
+                    average).items():
                 rows.add(recipe, gamma, "spectral", value, np.nan, name,
                          time.perf_counter() - start, m)
                 if best is None or value > best[0]:

@@ -103,7 +103,7 @@ class SelectionPolicy:
         For several labels per node: ``predict`` answers the better trivial answer (every
         label; the most probable label alone), and ``fit`` warns, where no learnt answer
         beats it by this much of the scorer on held-out folds
-        (:func:`~._multilabel.choose_answer`).
+        (:func:`~._answers.choose_answer`).
     """
 
     few_labels_per_class: int = 50
