@@ -81,6 +81,29 @@ def test_every_row_is_its_configuration_scored_on_the_validation_nodes(fitted):
     assert rows["rank_test_score"][first] == 1
 
 
+def test_the_candidates_of_a_kernel_share_its_build(monkeypatch):
+    """Each kernel is built and given its engine once by the search that ranks, and once
+    for all of its candidates (its gammas, three merges each) on the validation nodes."""
+    from digraph_askls.models.selection import _select
+
+    built = []
+
+    def counted(kernel, **keywords):
+        built.append(kernel)
+        return engine_for(kernel, **keywords)
+
+    engine_for = _select.engine_for
+    monkeypatch.setattr(_select, "engine_for", counted)
+    adjacency, labels, known, features, train, valid = problem()
+    model = NodeClassifier(kernel=["ppr_in", "ppr_out"], gamma=[0.01, 1.0],
+                           random_state=0).fit(adjacency, known, valid=valid)
+    rows = model.cv_results_
+    pairs = {(id(kernel), gamma) for kernel, gamma in zip(rows["kernel"], rows["gamma"])}
+    assert {"joint", "blend", "average"} == set(rows["merge"])
+    assert len(rows["kernel"]) == 3 * len(pairs) and len(pairs) > 2     # a kernel twice
+    assert len(built) == 4
+
+
 def test_the_estimate_is_corrected_for_the_choice(fitted):
     model, (adjacency, labels, known, features, train, valid) = fitted
     selection = model.selection_

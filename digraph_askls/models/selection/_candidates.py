@@ -174,7 +174,7 @@ def scored_gammas(engine, grid, kernel_grid, walk_gamma):
 
 
 def candidates_of(recipes, grids, kernel_grid, adjacency, features, engine_of,
-                  merges_of=None, walk_gamma=None):
+                  merges_of=None, walk_gamma=None, cache=None):
     """The :class:`Candidate` of each recipe, built on the graph when it is reached (one
     kernel and its engine's decomposition at a time).
 
@@ -196,9 +196,15 @@ def candidates_of(recipes, grids, kernel_grid, adjacency, features, engine_of,
     walk_gamma : float, optional
         The gamma of a walk kernel scored in one solve on its own grid
         (:func:`scored_gammas`); None: the default policy's.
+    cache : SearchCache, optional
+        Kernels and engines already built by earlier searches of the same nodes and
+        folds (:class:`~._cache.SearchCache`), and where to keep those built here.
     """
     walk_gamma = DEFAULT_POLICY.walk_gamma if walk_gamma is None else walk_gamma
     for recipe, grid in zip(recipes, grids):
-        engine = engine_of(recipe.make(adjacency, features))
+        def build(recipe=recipe):
+            return engine_of(recipe.make(adjacency, features))
+
+        engine = build() if cache is None else cache.engine(recipe, build)
         yield Candidate(recipe, scored_gammas(engine, grid, kernel_grid, walk_gamma), engine,
                         None if merges_of is None else merges_of(recipe))

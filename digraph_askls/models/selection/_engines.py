@@ -66,13 +66,26 @@ class Engine:
         self.on_sample = on_sample
         # The class weights of the whole labelled set, read at the nodes scored.
         self.weights = settings.node_weights(codes)
+        self._scored = None
+
+    def remember_scores(self):
+        """Keep the out-of-fold scores of each gamma, for searches that score the same
+        gamma again (:class:`~._cache.SearchCache`)."""
+        if self._scored is None:
+            self._scored = {}
 
     def out_of_fold(self, gamma, damp_singular=True):
         """The out-of-fold scores at ``gamma``, or None if the system is singular."""
+        key = (float(gamma), damp_singular)
+        if self._scored is not None and key in self._scored:
+            return self._scored[key]
         try:
-            return self._out_of_fold(gamma)
+            oof = self._out_of_fold(gamma)
         except (SingularSystemError, NotPositiveDefinite) as exc:
-            return self._on_singular(gamma, exc, damp_singular)
+            oof = self._on_singular(gamma, exc, damp_singular)
+        if self._scored is not None:
+            self._scored[key] = oof
+        return oof
 
     def _on_singular(self, gamma, exc, damp_singular):
         logger.info("gamma=%g skipped: %s", gamma, exc)

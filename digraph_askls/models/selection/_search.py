@@ -38,6 +38,7 @@ import numpy as np
 from ...kernels import gamma_grid
 from .._merge import as_merge
 from .._node_model import FittedModel, predict_codes, predict_proba
+from ._cache import SearchCache
 from ._groups import search_groups
 from ._multilabel import select_multilabel
 from ._results import SearchResult
@@ -68,7 +69,8 @@ class Problem(NamedTuple):
     ``n_classes`` the number of class codes they and ``target`` draw from;
     ``label_groups``: for an indicator ``target`` whose labels split into groups of
     exclusive labels, per group ``(columns, space, problem)``: the columns of its labels
-    by class code and the single-label search of its classes (else None).
+    by class code and the single-label search of its classes (else None); ``cache``:
+    what the searches of the validation route share (:class:`~._cache.SearchCache`).
     """
 
     adjacency: object
@@ -87,6 +89,7 @@ class Problem(NamedTuple):
     valid_codes: Optional[np.ndarray] = None
     n_classes: Optional[int] = None
     label_groups: Optional[tuple] = None
+    cache: Optional[SearchCache] = None
 
 
 def route(space, problem):
@@ -144,7 +147,7 @@ def _routed(space, problem):
         space.recipes, problem.adjacency, problem.features, problem.target, problem.train,
         space.gammas, merge=space.merge, max_folds=problem.max_folds,
         settings=problem.settings, policy=problem.policy, keys=problem.keys,
-        splitter=problem.splitter, scoring=problem.scoring)
+        splitter=problem.splitter, scoring=problem.scoring, cache=problem.cache)
 
 
 def _fixed(space, problem):
@@ -162,27 +165,33 @@ def _fixed(space, problem):
 def _on_validation(space, problem, ranked):
     """The configurations that the search without the validation nodes ranked
     (``ranked``), each fitted on the fitted nodes as a grid of one and judged on the
-    validation nodes."""
+    validation nodes; the best is fitted again in full. The searches share one
+    :class:`~._cache.SearchCache`."""
+    # judged on the predicted classes alone, the calibrator does not move them
+    cache = SearchCache(judging=True, calibrate=not (problem.scoring.is_accuracy
+                                                     and problem.scoring.costs is None))
     quiet = problem._replace(settings=replace(problem.settings, verbose=False), valid=None,
-                             valid_codes=None)
+                             valid_codes=None, cache=cache)
     n_classes = problem.n_classes
 
     def fit_one(recipe, gamma, merge):
         result = search(SearchSpace((recipe,), gamma, merge), quiet)
         model = FittedModel.of(result, problem.train, problem.scoring.costs)
         if problem.scoring.is_accuracy:
-            return result, predict_codes(model, problem.valid)
+            return (recipe, gamma, merge), predict_codes(model, problem.valid)
         # judged on the calibrated probabilities, those predict_proba reports and, under
         # class weights, predict decides on
         proba = np.zeros((problem.valid.size, n_classes))
         proba[:, model.estimator.classes_] = predict_proba(model, problem.valid)
-        return result, proba
+        return (recipe, gamma, merge), proba
 
     candidates = validation_candidates(ranked.cv_results, ranked.selection, merges_for(
         space.merge, problem.target, problem.policy, problem.scoring))
-    result, selection, cv_results = choose_on_validation(
+    (recipe, gamma, merge), selection, cv_results = choose_on_validation(
         candidates, fit_one, problem.valid_codes,
         random_state=problem.settings.random_state,
         interval_max=problem.policy.estimate_interval_max,
         verbose=problem.settings.verbose, scoring=problem.scoring)
+    result = search(SearchSpace((recipe,), gamma, merge),
+                    quiet._replace(cache=cache.fitting()))
     return result._replace(selection=selection, cv_results=cv_results)

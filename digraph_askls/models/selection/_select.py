@@ -132,6 +132,7 @@ class _Search(NamedTuple):
     settings: object
     policy: object
     scoring: Scoring
+    cache: object = None
 
 
 class _Judged(NamedTuple):
@@ -146,7 +147,8 @@ class _Judged(NamedTuple):
 
 
 def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, merge,
-                  max_folds, settings, policy, keys=None, splitter=None, scoring=None):
+                  max_folds, settings, policy, keys=None, splitter=None, scoring=None,
+                  cache=None):
     """Score every (recipe, gamma) on the labelled nodes and fit the best one.
 
     Parameters
@@ -178,6 +180,9 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     scoring : str, callable or Scoring, optional
         What ranks the candidates, chooses the merge and is estimated
         (:class:`~._scoring.Scoring`); None: the accuracy.
+    cache : SearchCache, optional
+        What earlier searches of the same labelled nodes and folds computed (the
+        validation route's, :class:`~._cache.SearchCache`); None: nothing kept.
 
     Returns
     -------
@@ -192,17 +197,19 @@ def select_kernel(recipes, adjacency, features, train_codes, train, gammas, *, m
     grids = [gamma_grid(recipe) if gammas is None else tuple(np.atleast_1d(gammas))
              for recipe in recipes]
     search = _search(adjacency, train, train_codes, merge, max_folds, keys, splitter,
-                     settings, policy, scoring)
+                     settings, policy, scoring)._replace(cache=cache)
     candidates = candidates_of(recipes, grids, gammas is None, adjacency, features,
                                partial(engine_for, all_train=train, codes=search.codes,
                                        ranked=search.ranked, folds=search.folds,
                                        sample_folds=search.sample_folds, settings=settings,
                                        policy=policy), _own_merges(merge),
-                               walk_gamma=policy.walk_gamma)
+                               walk_gamma=policy.walk_gamma, cache=cache)
     ranking = rank(candidates, len(recipes) == 1, search.codes, search.ranked,
                    search.sample_folds, search.merges, policy.merge_folds, scoring)
     best, judged, merge_choices = _vote_step(ranking, search)
     best, judged = _race_step(ranking, best, judged, search)
+    if cache is not None and cache.judging:
+        return _for_judging(best, train_codes, search)
     return _fit_winner(best, ranking.rows, judged, merge_choices, train_codes, search)
 
 
@@ -337,10 +344,30 @@ def _fit_winner(best, rows, judged, merge_choices, train_codes, search):
     logger.info("selected %r gamma=%g merge=%s: held-out %s %.3f, estimate %.3f "
                 "(%.3f to %.3f)", best.kernel, best.gamma, estimator.merge, scoring.name,
                 held_out, estimate, *interval)
-    node_scores = best.oof.node_scores if choice.merge.stacking or best.oof.full_model is None \
-        else None
-    return SearchResult(best.built, estimator, selection, rows.columns(RANK_TIES["folds"]), node_scores,
-                     calibrate(estimator, best.oof, codes), held_out_proba=choice.proba)
+    return SearchResult(best.built, estimator, selection, rows.columns(RANK_TIES["folds"]),
+                        _node_scores(best, choice.merge), calibrate(estimator, best.oof, codes),
+                        held_out_proba=choice.proba)
+
+
+def _node_scores(best, merge):
+    """Every node's view scores of the winner's solve for the fitted model to read (a
+    walk kernel's), unless the mean view predicts with the model on all labelled nodes."""
+    return best.oof.node_scores if merge.stacking or best.oof.full_model is None else None
+
+
+def _for_judging(best, train_codes, search):
+    """The candidate ``best`` of a search that only judges it (``search.cache.judging``,
+    the validation route): the estimator of its one merge, as :func:`_fit_winner`
+    assembles it, and its calibrator where ``search.cache.calibrate``; no merge
+    cross-validated, no estimate, no ``selection_`` or ``cv_results_`` (None)."""
+    merges = best.merges or search.merges
+    if len(merges) != 1:
+        raise ValueError(f"a search that only judges fits one merge, got {len(merges)}")
+    estimator = assemble(best, merges[0], train_codes, search.settings)
+    calibrator = (calibrate(estimator, best.oof, search.codes) if search.cache.calibrate
+                  else None)
+    return SearchResult(best.built, estimator, None, None, _node_scores(best, merges[0]),
+                        calibrator)
 
 
 def _vote_of(ranking):

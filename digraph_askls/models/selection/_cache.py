@@ -1,0 +1,59 @@
+"""What the candidates of one ``fit(valid=...)`` share.
+
+The validation route (:func:`~._search.search`, ``"validation"``) fits every ranked
+(kernel, gamma, merge) as a grid of one on the same labelled nodes, with the same folds,
+class weights and solver settings, and reads of each only its predictions of the
+validation nodes. A :class:`SearchCache` passed through those searches keeps what they
+share, so that each is computed once (the same objects, hence the same numbers, as
+computing them again):
+
+- the kernel of each recipe on the graph and its engine (a decomposition serves every
+  gamma), by the recipe's identity;
+- the out-of-fold scores of each (recipe, gamma), kept by the engine.
+
+While it is ``judging``, a search fits its one merge's estimator and no more: the merge's
+cross-validation, the estimate of the score, ``selection_`` and ``cv_results_`` serve the
+chosen configuration alone, which the route fits again in full (on the cached kernel,
+engine and scores). The probability calibrator is fitted while judging only where the
+validation score reads the probabilities (``calibrate``): the plain accuracy judges the
+merge's arg-max, which the calibrator does not move.
+"""
+
+__all__ = ["SearchCache"]
+
+
+class SearchCache:
+    """Kernels, engines and out-of-fold scores of one validation route.
+
+    Valid only among searches of the same labelled nodes, folds and settings (those of
+    one ``fit(valid=...)``): it is keyed by the recipe's identity, not by what the
+    engine was computed from.
+
+    Parameters
+    ----------
+    judging : bool
+        Whether the searches only judge their configuration (see the module).
+    calibrate : bool
+        Whether a judged configuration's calibrator is fitted.
+    """
+
+    def __init__(self, judging=False, calibrate=True):
+        self.judging = judging
+        self.calibrate = calibrate
+        self._engines = {}
+
+    def engine(self, recipe, build):
+        """The engine of ``recipe`` (``build()`` the first time), remembering the
+        out-of-fold scores it gives at each gamma."""
+        key = id(recipe)
+        if key not in self._engines:
+            engine = build()
+            engine.remember_scores()
+            self._engines[key] = (recipe, engine)      # the recipe kept: its id stays
+        return self._engines[key][1]
+
+    def fitting(self):
+        """The same cache for a search that fits its configuration in full."""
+        full = SearchCache(judging=False, calibrate=True)
+        full._engines = self._engines
+        return full
