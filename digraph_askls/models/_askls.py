@@ -165,7 +165,7 @@ class AsKLSClassifier(_KernelLSClassifier):
 
     @classmethod
     def from_solution(cls, y, coefficients, stacking_model, result, *, stacking_scores=None,
-                      view_scores=None, **params):
+                      view_scores=None, joint=None, **params):
         """An estimator fitted from a solution found elsewhere, with ``kernel="precomputed"``.
 
         :class:`~digraph_askls.NodeClassifier` solves the training system its own way
@@ -190,6 +190,10 @@ class AsKLSClassifier(_KernelLSClassifier):
         view_scores : ndarray of shape (2, m, k), optional
             Held-out view scores on which the temperature of the views' mean is fitted
             (any other merge).
+        joint : Pipeline, optional
+            The joint stacker already fitted on ``stacking_scores`` under the other of the
+            joint and blended merges, which both fit it (``_joint_stacker()`` of that
+            estimator): reused.
         **params
             Parameters of the estimator.
 
@@ -206,7 +210,8 @@ class AsKLSClassifier(_KernelLSClassifier):
         estimator.solver_result_ = result
         estimator.n_iter_ = 0 if result is None else result.n_iter
         if estimator._merge().stacking:
-            estimator._fit_stackers(stacking_scores, codes, estimator._label_columns(codes))
+            estimator._fit_stackers(stacking_scores, codes, estimator._label_columns(codes),
+                                    joint)
         elif not estimator._multilabel:     # a multi-label model has no softmax over labels
             index = [("source", "target").index(view) for view in estimator._views_used()]
             views = view_scores if len(index) == 2 else view_scores[index]

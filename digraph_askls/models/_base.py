@@ -234,9 +234,11 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
             self.stack_folds_.append((train, intercepts, dual))
         self._fit_stackers(features, codes, Y)
 
-    def _fit_stackers(self, features, codes, Y):
+    def _fit_stackers(self, features, codes, Y, joint=None):
         """Fit the merger (:func:`~._mergers.merger_for`) on out-of-sample view scores
-        ``features`` (m, n_views, k); its models are ``stackers_``.
+        ``features`` (m, n_views, k); its models are ``stackers_``. ``joint``: the joint
+        stacker that the joint or blended merge fits on these scores, fitted already by
+        the other (:meth:`_joint_stacker`), or None.
 
         On one BLAS thread: the logistic regressions' small products lose an order of
         magnitude to OpenBLAS's threads when another process holds a core
@@ -255,8 +257,16 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
                 keep = np.sort(check_random_state(self.random_state).choice(
                     m, cap, replace=False))
                 features, codes, Y, m = features[keep], codes[keep], Y[keep], keep.size
-            self.stackers_ = merger_for(merge).fit(features, codes,
+            given = {} if joint is None else {"joint": joint}
+            self.stackers_ = merger_for(merge).fit(features, codes, **given,
                                                    **self._stacking_options(Y)).models_
+
+    def _joint_stacker(self):
+        """The joint stacker of a joint or blended merge (None under another merge)."""
+        merge = self._merge()
+        if not (merge.stacking and merge.joint):
+            return None
+        return self.stackers_[0].joint_ if merge.blending else self.stackers_[0]
 
     def _stacking_options(self, Y):
         """What the merger's fit takes beyond the scores and the class codes, given the

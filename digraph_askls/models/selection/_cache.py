@@ -9,7 +9,9 @@ computing them again):
 
 - the kernel of each recipe on the graph and its engine (a decomposition serves every
   gamma), by the recipe's identity;
-- the out-of-fold scores of each (recipe, gamma), kept by the engine.
+- the out-of-fold scores of each (recipe, gamma), kept by the engine, and the joint
+  stacker that the estimators of the joint and blended merges both fit on them;
+- the kernel blocks between the validation nodes and the fitted nodes, by kernel.
 
 While it is ``judging``, a search fits its one merge's estimator and no more: the merge's
 cross-validation, the estimate of the score, ``selection_`` and ``cv_results_`` serve the
@@ -41,6 +43,8 @@ class SearchCache:
         self.judging = judging
         self.calibrate = calibrate
         self._engines = {}
+        self._views = {}
+        self._joint = {}
 
     def engine(self, recipe, build):
         """The engine of ``recipe`` (``build()`` the first time), remembering the
@@ -52,8 +56,32 @@ class SearchCache:
             self._engines[key] = (recipe, engine)      # the recipe kept: its id stays
         return self._engines[key][1]
 
+    def joint_stacker(self, oof):
+        """The joint stacker fitted on the out-of-fold scores ``oof`` by an earlier
+        estimator (:meth:`keep_joint_stacker`), or None."""
+        kept = self._joint.get(id(oof))
+        return None if kept is None else kept[1]
+
+    def keep_joint_stacker(self, oof, estimator):
+        """Keep the joint stacker of ``estimator`` (fitted on ``oof``), if it has one."""
+        joint = estimator._joint_stacker()
+        if joint is not None and id(oof) not in self._joint:
+            self._joint[id(oof)] = (oof, joint)      # oof kept: its id stays
+
+    def where(self, model, positions):
+        """How ``model`` (a :class:`~digraph_askls.models._node_model.FittedModel`) reads
+        the nodes ``positions``, as keywords of ``predict_codes`` and ``predict_proba``:
+        by their kept view scores where it has them, else by their kernel blocks, formed
+        once per kernel and ``positions``."""
+        if model.scores(positions) is not None:
+            return {"positions": positions}
+        key = (id(model.kernel), id(positions))
+        if key not in self._views:
+            self._views[key] = (model.kernel, positions, model.views(positions))
+        return {"views": self._views[key][2]}
+
     def fitting(self):
         """The same cache for a search that fits its configuration in full."""
         full = SearchCache(judging=False, calibrate=True)
-        full._engines = self._engines
+        full._engines, full._views = self._engines, self._views
         return full

@@ -177,12 +177,13 @@ def _on_validation(space, problem, ranked):
     def fit_one(recipe, gamma, merge):
         result = search(SearchSpace((recipe,), gamma, merge), quiet)
         model = FittedModel.of(result, problem.train, problem.scoring.costs)
+        where = cache.where(model, problem.valid)
         if problem.scoring.is_accuracy:
-            return (recipe, gamma, merge), predict_codes(model, problem.valid)
+            return (recipe, gamma, merge), predict_codes(model, **where)
         # judged on the calibrated probabilities, those predict_proba reports and, under
         # class weights, predict decides on
         proba = np.zeros((problem.valid.size, n_classes))
-        proba[:, model.estimator.classes_] = predict_proba(model, problem.valid)
+        proba[:, model.estimator.classes_] = predict_proba(model, **where)
         return (recipe, gamma, merge), proba
 
     candidates = validation_candidates(ranked.cv_results, ranked.selection, merges_for(

@@ -358,14 +358,17 @@ def _node_scores(best, merge):
 def _for_judging(best, train_codes, search):
     """The candidate ``best`` of a search that only judges it (``search.cache.judging``,
     the validation route): the estimator of its one merge, as :func:`_fit_winner`
-    assembles it, and its calibrator where ``search.cache.calibrate``; no merge
+    assembles it (with the joint stacker of an earlier joint or blended merge on the
+    same scores), and its calibrator where ``search.cache.calibrate``; no merge
     cross-validated, no estimate, no ``selection_`` or ``cv_results_`` (None)."""
     merges = best.merges or search.merges
     if len(merges) != 1:
         raise ValueError(f"a search that only judges fits one merge, got {len(merges)}")
-    estimator = assemble(best, merges[0], train_codes, search.settings)
-    calibrator = (calibrate(estimator, best.oof, search.codes) if search.cache.calibrate
-                  else None)
+    cache = search.cache
+    estimator = assemble(best, merges[0], train_codes, search.settings,
+                         cache.joint_stacker(best.oof))
+    cache.keep_joint_stacker(best.oof, estimator)
+    calibrator = calibrate(estimator, best.oof, search.codes) if cache.calibrate else None
     return SearchResult(best.built, estimator, None, None, _node_scores(best, merges[0]),
                         calibrator)
 

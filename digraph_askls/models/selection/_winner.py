@@ -168,18 +168,19 @@ def choose_merge(scores, codes, folds, merges, merge_cv_max, scoring=None, weigh
                        predictions)
 
 
-def assemble(best, merge, train_codes, settings):
+def assemble(best, merge, train_codes, settings, joint=None):
     """The fitted :class:`AsKLSClassifier` of the winner ``best`` (a
     :class:`~._ranking.Scored`) under the :class:`~digraph_askls.models._merge.Merge`
     ``merge``, from its folds: the stackers learn the out-of-fold
     scores, the mean fold model scores new nodes for them, the model on all labelled
-    nodes (where there is one) for the mean view."""
+    nodes (where there is one) for the mean view. ``joint``: the joint stacker that the
+    other of the joint and blended merges fitted on the same scores, reused."""
     oof = best.oof
     full = oof.full_model if oof.full_model is not None else oof.mean_model
     return AsKLSClassifier.from_solution(
         train_codes, full, oof.mean_model, oof.result,
         stacking_scores=oof.scores.transpose(1, 0, 2) if merge.stacking else None,
-        view_scores=oof.scores, **settings.estimator_params(
+        view_scores=oof.scores, joint=joint, **settings.estimator_params(
             gamma=best.gamma, merge=merge.name, n_folds=len(best.folds)))
 
 
