@@ -192,7 +192,7 @@ class AsKLSClassifier(_KernelLSClassifier):
             (any other merge).
         joint : Pipeline, optional
             The joint stacker already fitted on ``stacking_scores`` under the other of the
-            joint and blended merges, which both fit it (``_joint_stacker()`` of that
+            joint and blended merges, which both fit it (``joint_stacker_`` of that
             estimator): reused.
         **params
             Parameters of the estimator.

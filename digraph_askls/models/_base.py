@@ -238,7 +238,7 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
         """Fit the merger (:func:`~._mergers.merger_for`) on out-of-sample view scores
         ``features`` (m, n_views, k); its models are ``stackers_``. ``joint``: the joint
         stacker that the joint or blended merge fits on these scores, fitted already by
-        the other (:meth:`_joint_stacker`), or None.
+        the other (:attr:`joint_stacker_`), or None.
 
         On one BLAS thread: the logistic regressions' small products lose an order of
         magnitude to OpenBLAS's threads when another process holds a core
@@ -261,8 +261,10 @@ class _KernelLSClassifier(FittedAttributesMixin, ClassifierMixin, BaseEstimator)
             self.stackers_ = merger_for(merge).fit(features, codes, **given,
                                                    **self._stacking_options(Y)).models_
 
-    def _joint_stacker(self):
-        """The joint stacker of a joint or blended merge (None under another merge)."""
+    @property
+    def joint_stacker_(self):
+        """The joint stacker (a fitted pipeline) of a joint or blended merge, None under
+        another merge."""
         merge = self._merge()
         if not (merge.stacking and merge.joint):
             return None

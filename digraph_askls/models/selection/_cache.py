@@ -64,7 +64,7 @@ class SearchCache:
 
     def keep_joint_stacker(self, oof, estimator):
         """Keep the joint stacker of ``estimator`` (fitted on ``oof``), if it has one."""
-        joint = estimator._joint_stacker()
+        joint = estimator.joint_stacker_
         if joint is not None and id(oof) not in self._joint:
             self._joint[id(oof)] = (oof, joint)      # oof kept: its id stays
 
