@@ -11,6 +11,8 @@ computing them again):
   gamma), by the recipe's identity;
 - the out-of-fold scores of each (recipe, gamma), kept by the engine, and the joint
   stacker that the estimators of the joint and blended merges both fit on them;
+- the out-of-fold scores on every labelled node of a kernel ranked on a sample, by
+  kernel and gamma;
 - the kernel blocks between the validation nodes and the fitted nodes, by kernel.
 
 While it is ``judging``, a search fits its one merge's estimator and no more: the merge's
@@ -45,6 +47,7 @@ class SearchCache:
         self._engines = {}
         self._views = {}
         self._joint = {}
+        self._on_all = {}
 
     def engine(self, recipe, build):
         """The engine of ``recipe`` (``build()`` the first time), remembering the
@@ -55,6 +58,14 @@ class SearchCache:
             engine.remember_scores()
             self._engines[key] = (recipe, engine)      # the recipe kept: its id stays
         return self._engines[key][1]
+
+    def on_all(self, kernel, gamma, score):
+        """``score()`` (the out-of-fold scores of ``kernel`` at ``gamma`` on every
+        labelled node, and the engine's name) the first time, then the same."""
+        key = (id(kernel), float(gamma))
+        if key not in self._on_all:
+            self._on_all[key] = (kernel, score())      # the kernel kept: its id stays
+        return self._on_all[key][1]
 
     def joint_stacker(self, oof):
         """The joint stacker fitted on the out-of-fold scores ``oof`` by an earlier
@@ -83,5 +94,5 @@ class SearchCache:
     def fitting(self):
         """The same cache for a search that fits its configuration in full."""
         full = SearchCache(judging=False, calibrate=True)
-        full._engines, full._views = self._engines, self._views
+        full._engines, full._views, full._on_all = self._engines, self._views, self._on_all
         return full

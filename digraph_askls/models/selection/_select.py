@@ -252,12 +252,11 @@ def _vote_step(ranking, search):
 def _race_step(ranking, best, judged, search):
     """Ranked on a sample: the candidates it cannot tell apart race on more nodes
     (:mod:`~._racing`), and the winner is scored on every labelled node."""
-    policy, codes, settings = search.policy, search.codes, search.settings
+    policy, codes = search.policy, search.codes
     if best.score is not None and policy.races(search.adjacency.shape[0], codes.size):
         return _race(ranking, search)
     if search.ranked.size < codes.size and best.engine != "walk":
-        oof, engine = winner_on_all(best.built, best.gamma, search.train, codes,
-                                    search.folds, settings, policy)
+        oof, engine = _on_all(best, search)
         best = replace(best, oof=oof, folds=search.folds, engine=engine or best.engine)
     return best, judged
 
@@ -300,10 +299,19 @@ def _race(ranking, search):
                      None, final)
     if positions is not None and best.engine != "walk":
         # Scored on the second sample: the winner's folds on every labelled node.
-        oof, engine = winner_on_all(best.built, best.gamma, train, codes, search.folds,
-                                    settings, policy)
+        oof, engine = _on_all(best, search)
         best = replace(best, oof=oof, folds=search.folds, engine=engine or best.engine)
     return best, judged
+
+
+def _on_all(best, search):
+    """The winner ranked on a sample, scored on every labelled node at its gamma
+    (:func:`~._engines.winner_on_all`), once per kernel and gamma of a search cache."""
+    def score():
+        return winner_on_all(best.built, best.gamma, search.train, search.codes,
+                             search.folds, search.settings, search.policy)
+    return score() if search.cache is None else search.cache.on_all(best.built, best.gamma,
+                                                                     score)
 
 
 def _fit_winner(best, rows, judged, merge_choices, train_codes, search):
