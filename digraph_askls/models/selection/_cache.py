@@ -27,11 +27,12 @@ __all__ = ["SearchCache"]
 
 
 class SearchCache:
-    """Kernels, engines and out-of-fold scores of one validation route.
+    """Kernels, engines, out-of-fold scores, joint stackers and the validation nodes'
+    kernel blocks of one validation route (see the module).
 
     Valid only among searches of the same labelled nodes, folds and settings (those of
-    one ``fit(valid=...)``): it is keyed by the recipe's identity, not by what the
-    engine was computed from.
+    one ``fit(valid=...)``): it is keyed by identities (of the recipe, the kernel, the
+    out-of-fold scores) and gammas, not by what they were computed from.
 
     Parameters
     ----------
