@@ -257,11 +257,14 @@ def _minimise(rows, start, bounds):
 
 
 def _fit_theta(rows, bounds, start=None):
-    """``theta`` of least loss on ``rows``: from ``start`` if given, else from the best
-    temperature alone and from the direction alone (the two ends of the family). The
-    temperature alone starts from the best of a grid of ``log T0`` one unit apart: the
-    loss is flat towards both bounds (the prior alone, or hard answers mixed with it),
-    where a gradient method from a poor start would stop."""
+    """``theta`` of least loss on ``rows``: from ``start`` if given, else from the
+    better of the best temperature alone and the direction alone (the two ends of the
+    family). The temperature alone starts from the best of a grid of ``log T0`` one
+    unit apart: the loss is flat towards both bounds (the prior alone, or hard answers
+    mixed with it), where a gradient method from a poor start would stop. The search
+    of both parameters starts from one end only, the one of lower loss: from the other
+    it walked along the same valley, five times as many steps to nearly the same loss
+    (a 10^4-node structure-only fit: 30 loss evaluations of 69, and lost by 2e-4 %)."""
     if start is not None:
         return _minimise(rows, start, bounds)[0]
     grid = np.arange(np.ceil(bounds[0][0]), bounds[0][1] + 1.0)
@@ -272,8 +275,9 @@ def _fit_theta(rows, bounds, start=None):
     # the direction alone, at the plain temperature of a row of median length
     median = max(float(np.median(rows.length)), 1e-12)
     direction = [bounds[0][0], min(np.exp(plain[0]) / median, bounds[1][1])]
-    best, best_loss = min((_minimise(rows, start, bounds) for start in (plain, direction)),
-                          key=lambda found: found[1])
+    total = max(float(rows.weights.sum()), 1e-300)      # _minimise's loss is the mean
+    start = direction if rows.value(direction) / total < plain_loss else plain
+    best, best_loss = _minimise(rows, start, bounds)
     return best if best_loss < plain_loss else plain
 
 
