@@ -264,7 +264,8 @@ def _fit_theta(rows, bounds, start=None):
     mixed with it), where a gradient method from a poor start would stop. The search
     of both parameters starts from one end only, the one of lower loss: from the other
     it walked along the same valley, five times as many steps to nearly the same loss
-    (a 10^4-node structure-only fit: 30 loss evaluations of 69, and lost by 2e-4 %)."""
+    (a 10^4-node structure-only fit: 30 loss evaluations of 69, to a loss higher by
+    2e-4 of it)."""
     if start is not None:
         return _minimise(rows, start, bounds)[0]
     grid = np.arange(np.ceil(bounds[0][0]), bounds[0][1] + 1.0)
