@@ -178,6 +178,16 @@ class _Rows:
         """``L(theta)`` alone (as :meth:`loss` gives it)."""
         return -float(self.weights @ self._forward(theta)[-1])
 
+    def plain_values(self, log_t0):
+        """``L((t, 0))`` for each ``t`` of ``log_t0`` (a temperature alone), in one
+        pass over the rows."""
+        temperature = np.exp(np.asarray(log_t0, dtype=float))[:, None, None]
+        top = self.top / temperature
+        exp = self.columns / temperature - top
+        np.exp(exp, out=exp)
+        log_q = (self.true / temperature - top)[:, 0] - np.log(exp.sum(axis=1))
+        return -(np.logaddexp(self.log_kept + log_q, self.log_prior) @ self.weights)
+
     def loss(self, theta):
         """``L(theta)`` and its gradient in ``(log T0, s)`` (the module's docstring)."""
         temperature, exp, total, log_q, log_p = self._forward(theta)
@@ -198,7 +208,8 @@ def _stratified_subsample(y, size, rng):
     take = np.floor(quota).astype(int)
     take[np.argsort(take - quota)[: size - take.sum()]] += 1
     order = rng.permutation(y.size)
-    chosen = [order[y[order] == label][:n] for label, n in zip(classes, take)]
+    shuffled = y[order]
+    chosen = [order[shuffled == label][:n] for label, n in zip(classes, take)]
     return np.sort(np.concatenate(chosen))
 
 
@@ -269,7 +280,7 @@ def _fit_theta(rows, bounds, start=None):
     if start is not None:
         return _minimise(rows, start, bounds)[0]
     grid = np.arange(np.ceil(bounds[0][0]), bounds[0][1] + 1.0)
-    best = grid[np.argmin([rows.value([log_t0, 0.0]) for log_t0 in grid])]
+    best = grid[np.argmin(rows.plain_values(grid))]
     plain, plain_loss = _minimise(rows, [best, 0.0], [bounds[0], (0.0, 0.0)])
     if bounds[1][1] == 0.0:                     # no slope
         return plain
