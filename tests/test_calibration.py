@@ -224,6 +224,10 @@ def test_the_gradient_is_the_loss_derivative(theta):
     # and the loss is minus the log-probability of the true classes
     np.testing.assert_allclose(value, -weights @ np.log(rows.true_probability(theta)))
     assert rows.value(np.array(theta)) == value
+    # the grid's one pass gives the loss of each temperature alone
+    grid = np.array([theta[0], -2.0, 3.0])
+    np.testing.assert_allclose(rows.plain_values(grid),
+                               [rows.value(np.array([t, 0.0])) for t in grid], rtol=1e-13)
     # the rows held class by class give the softmax of each row's own logits
     centred = logits - logits.mean(axis=1, keepdims=True)
     temperature = np.exp(theta[0]) + theta[1] * np.linalg.norm(centred, axis=1)
