@@ -224,6 +224,10 @@ def test_the_gradient_is_the_loss_derivative(theta):
     # and the loss is minus the log-probability of the true classes
     np.testing.assert_allclose(value, -weights @ np.log(rows.true_probability(theta)))
     assert rows.value(np.array(theta)) == value
+    # the grid's one pass gives the loss of each temperature alone
+    grid = np.array([theta[0], -2.0, 3.0])
+    np.testing.assert_allclose(rows.plain_values(grid),
+                               [rows.value(np.array([t, 0.0])) for t in grid], rtol=1e-13)
     # the rows held class by class give the softmax of each row's own logits
     centred = logits - logits.mean(axis=1, keepdims=True)
     temperature = np.exp(theta[0]) + theta[1] * np.linalg.norm(centred, axis=1)
@@ -330,3 +334,35 @@ def test_the_merge_calibrator_reads_only_the_sampled_rows_and_agrees_with_a_full
                  "pseudo_count_"):
         assert getattr(fast, name) == pytest.approx(getattr(full, name), rel=1e-12)
     np.testing.assert_allclose(fast.prior_, full.prior_)
+
+
+@pytest.mark.parametrize("length_is_evidence", [True, False])
+def test_both_parameters_are_searched_once_from_the_better_end(monkeypatch,
+                                                               length_is_evidence):
+    """The search of ``(log T0, s)`` starts from the end of the family (the temperature
+    alone, the direction alone) of lower loss, and only from there: it ends as low as
+    the better of the searches from both ends."""
+    rng = np.random.default_rng(11)
+    logits = rng.normal(scale=3.0, size=(600, 4))
+    y = _draw_classes(rng, _softmax(logits / 2.0))
+    if length_is_evidence:        # the classes follow the direction alone
+        logits *= np.exp(rng.normal(scale=1.5, size=(600, 1))) / np.linalg.norm(
+            logits - logits.mean(axis=1, keepdims=True), axis=1, keepdims=True)
+    centred = logits - logits.mean(axis=1, keepdims=True)
+    rows = _Rows(centred / centred.std(), y, np.ones(600), 0.99, 0.0025 * np.ones(4))
+    bounds = [_calibration.LOG_TEMPERATURE_BOUNDS, (0.0, _calibration.SLOPE_MAX)]
+    searches, minimise = [], _calibration._minimise
+    monkeypatch.setattr(_calibration, "_minimise", lambda r, start, b: searches.append(
+        (list(start), b[1][1])) or minimise(r, start, b))
+    fitted = _calibration._fit_theta(rows, bounds)
+    plain, both = searches[0], [s for s in searches if s[1] > 0]
+    assert plain[1] == 0.0 and len(both) == 1                 # one 2-D search
+    plain_end = minimise(rows, plain[0], [bounds[0], (0.0, 0.0)])[0]
+    median = np.median(rows.length)
+    ends = [plain_end, [bounds[0][0], np.exp(plain_end[0]) / median]]
+    losses = [rows.value(end) for end in ends]
+    # the direction alone is the better end exactly where the length is evidence
+    assert int(np.argmin(losses)) == int(length_is_evidence)
+    assert both[0][0] == pytest.approx(ends[int(length_is_evidence)])
+    searched = [rows.value(minimise(rows, end, bounds)[0]) for end in ends]
+    assert rows.value(fitted) <= min(searched) * (1 + 1e-6)
