@@ -651,13 +651,20 @@ def _grid_section(methods):
 
 
 def _split_counts(index, rows):
-    """"method: k splits" of every method with cells on ``rows``, in table order."""
-    counts = defaultdict(set)
-    for (protocol, graph, method), row in index.items():
-        if graph in rows.get(protocol, ()):
-            counts[method].add(row["n_splits"])
-    return [f"{method} {'/'.join(map(str, sorted(counts[method])))}"
-            for method in COMPARISON_METHODS if method in counts]
+    """Per protocol of ``rows``, the splits each method has run, "k" or "k-m" over the
+    graphs of the protocol (0 where a graph has none yet), in table order."""
+    parts = []
+    for protocol, graphs in rows.items():
+        counts = []
+        for method in COMPARISON_METHODS:
+            splits = [index[(protocol, g, method)]["n_splits"]
+                      if (protocol, g, method) in index else 0 for g in graphs]
+            if any(splits):
+                low, high = min(splits), max(splits)
+                counts.append(f"{method} {low}" + (f"-{high}" if high > low else ""))
+        if counts:
+            parts.append(f"{protocol}: {', '.join(counts)}")
+    return parts
 
 
 def _provenance_text(cells):
@@ -681,6 +688,8 @@ def format_structure(cells, seed=SEALED_SEED):
     >>> text = "\\n".join(format_structure(cells, seed=1))
     >>> "| GCN | 0.900 ± 0.000 (5 of 10 splits †) |" in text, "pending" in text
     (True, True)
+    >>> "60/40: GCN 0-5" in text       # two of the three graphs have no cell
+    True
     """
     from ._comparison_peers import FEATURELESS_INPUT
 
@@ -692,13 +701,12 @@ def format_structure(cells, seed=SEALED_SEED):
         "CiteSeer with their attributes dropped (same links, labels and draws). AsK-LS's "
         "default and label propagation read the links alone; every network reads "
         f"{FEATURELESS_INPUT}, one rule for all of them. Same draws (base seed {seed}), "
-        "same grids, the same training rule and the same verdict rule as the table above; "
-        "their cells are kept apart (`comparison-structure-cells.jsonl`), and so is Holm's "
-        "family.", "",
-        "Splits run per method so far (a full row has 10; fewer are marked †, and a row is "
-        "judged only once the default and at least "
-        f"{MIN_PEERS} peers have all 10): "
-        + ("; ".join(_split_counts(index, STRUCTURE_PROTOCOLS)) or "none") + ". "
+        "same grids, the same training rule and the same verdict rule as the attributed "
+        "rows of the comparison; their cells are kept apart "
+        "(`comparison-structure-cells.jsonl`), and so is Holm's family.", "",
+        "Splits run so far, per method (each method runs the first splits of every row, "
+        "split by split; a full row has 10, fewer are marked †): "
+        + "; ".join(_split_counts(index, STRUCTURE_PROTOCOLS)) + ". "
         + _provenance_text(cells) if cells else "No cell measured yet."]
     for protocol, graphs in STRUCTURE_PROTOCOLS.items():
         table = _method_tables(index, protocol, graphs, _cell_text)
@@ -712,12 +720,16 @@ def format_structure(cells, seed=SEALED_SEED):
                                       [g for g in graphs if any(key[:2] == (protocol, g)
                                                                 for key in index)]) + " |")
         lines += ["", f"### {protocol}", "", *table]
+    lines += [""] if lines[-1] else []
     paired = paired_rows(cells, rows=STRUCTURE_PROTOCOLS)
-    lines += ["", "### Verdicts", ""]
+    lines += ["### Verdicts", "",
+              "A row is paired once the default and a peer have all 10 splits, and judged "
+              f"once at least {MIN_PEERS} peers have them (the comparison's verdict rule); "
+              "*pending*: the default's cells of the row are not measured yet.", ""]
     if paired:
         lines += [*_paired_table(paired)]
     else:
-        lines.append("None yet: no row has the default and a peer on all 10 splits.")
+        lines.append("No row paired yet.")
     return lines + [""]
 
 

@@ -134,8 +134,8 @@ def test_the_section_shows_the_peers_with_the_default_pending_and_judges_by_the_
     text = "\n".join(format_structure(cells, seed=1))
     assert "| AsK-LS default | pending |" in text
     assert "| GCN | 0.858 ± 0.007 (5 of 10 splits †) |" in text
-    assert "GCN 5; label propagation 10" in text and "0123456" in text
-    assert "one-hot node ids (X = I" in text and "None yet" in text
+    assert "20 per class: GCN 0-5, label propagation 0-10" in text and "0123456" in text
+    assert "one-hot node ids (X = I" in text and "No row paired yet" in text
     # the default and eight complete peers: the row is judged, by the table's own rule
     peers = ["MLP", "GCN", "GAT", "APPNP", "GraphSAGE", "SGC", "C&S", "label propagation"]
     full = _cells("AsK-LS default", 0.95) + [
