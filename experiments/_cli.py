@@ -113,6 +113,8 @@ def _command_table(args, notes):
 
     if args.table == "comparison":
         return _command_comparison(args, notes)
+    if args.table == "comparison-structure":
+        return _command_comparison_structure(args, notes)
     if args.table == "long-tail":
         return _command_long_tail(args, notes)
     if args.table == "rare-classes":
@@ -247,9 +249,49 @@ def _command_comparison(args, notes):
     twins_path = cells_path.with_name(cells_path.name.replace("-cells", "-twins-cells"))
     twins = [] if twins_path == cells_path else [
         cell for cell in _comparison.load_cells(twins_path).values() if cell["seed"] == seed]
-    markdown = _comparison_report.format_comparison(cells, seed, twins)
+    # the rows without node attributes: <name>-structure-cells.jsonl beside it
+    structure_path = cells_path.with_name(cells_path.name.replace("-cells",
+                                                                  "-structure-cells"))
+    structure = [] if structure_path == cells_path else [
+        cell for cell in _comparison.load_cells(structure_path).values()
+        if cell["seed"] == seed]
+    markdown = _comparison_report.format_comparison(cells, seed, twins, structure)
     _report("comparison", _comparison_report.summarize(cells), markdown, out)
     _draw(notes, "figure", plot_comparison, cells, out / "comparison.png")
+    return 0
+
+
+def _command_comparison_structure(args, notes):
+    """``table comparison-structure``: the rows without node attributes (polblogs, Cora
+    and CiteSeer without theirs), measured into their own cells file, method by method in
+    the order given and split by split (the first ``--trials`` splits), then their
+    section of the comparison page (``<out>/comparison-structure.md``)."""
+    import time
+    from pathlib import Path
+
+    from experiments import _comparison, _comparison_report
+
+    out = Path(args.out or "docs/results")
+    cells_path = Path(args.cache) if args.cache else out / "comparison-structure-cells.jsonl"
+    seed = _comparison.SEALED_SEED if args.seed is None else args.seed
+    methods = args.methods or _comparison.COMPARISON_METHODS
+    protocols = args.protocols or list(_comparison.STRUCTURE_PROTOCOLS)
+    unknown = [name for name in methods if name not in _comparison.COMPARISON_METHODS]
+    unknown += [name for name in protocols if name not in _comparison.STRUCTURE_PROTOCOLS]
+    if unknown:
+        raise ValueError(f"expected methods among {list(_comparison.COMPARISON_METHODS)} and "
+                         f"protocols among {list(_comparison.STRUCTURE_PROTOCOLS)}, got "
+                         f"{unknown}")
+    if not args.cached_only:
+        deadline = None if args.minutes is None else time.time() + 60 * args.minutes
+        _comparison.run_comparison(cells_path, protocols, methods, seed, args.data_home,
+                                   args.device, args.workers, deadline, notes.progress,
+                                   args.datasets, n_splits=args.trials,
+                                   rows=_comparison.STRUCTURE_PROTOCOLS)
+    cells = [cell for cell in _comparison.load_cells(cells_path).values()
+             if cell["seed"] == seed]
+    markdown = "\n".join(_comparison_report.format_structure(cells, seed))
+    _report("comparison-structure", _comparison_report.summarize(cells), markdown, out)
     return 0
 
 
@@ -325,9 +367,13 @@ def _add_table(commands, common):
                "20 1% --trials 3",
         formatter_class=argparse.RawDescriptionHelpFormatter, parents=common)
     table.add_argument("table", choices=["directed", "gnn", "few-labels", "comparison",
-                                         "long-tail", "rare-classes"],
+                                         "comparison-structure", "long-tail",
+                                         "rare-classes"],
                        help="which table ('comparison': the default beside its peers, "
-                            "tuned alike, on the sealed draws; 'long-tail': class weights "
+                            "tuned alike, on the sealed draws; 'comparison-structure': "
+                            "the same on graphs without node attributes, the networks "
+                            "given one-hot node ids, --trials splits, its own cells "
+                            "file; 'long-tail': class weights "
                             "on 20 labels per class and 2 in the last three classes, beside "
                             "a weighted linear model and re-weighted GCN, sealed draws; "
                             "'rare-classes': the same on the Planetoid split as GraphENS and "
@@ -354,7 +400,8 @@ def _add_table(commands, common):
                             "'AsK-LS default'")
     table.add_argument("--trials", type=int, default=10,
                        help="number of splits: the first fixed splits, else random 60/40 "
-                            "splits (default 10)")
+                            "splits ('comparison-structure': the first this many splits "
+                            "of each row; default 10)")
     table.add_argument("--seed", type=int, default=None,
                        help="base seed of the random splits (default 0; 'comparison': the "
                             "sealed seed of the published tables)")

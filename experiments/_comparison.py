@@ -23,6 +23,18 @@ On the fixed and Planetoid splits two more AsK-LS rows take the networks' protoc
 *(train part)* fits the training nodes alone and chooses by their folds, *(validated)*
 fits them alone and chooses on the validation nodes.
 
+Graphs without attributes (:data:`STRUCTURE_PROTOCOLS`). Most users' graphs have no node
+attributes, so the comparison has rows of the links alone: polblogs (which has none) and
+Cora and CiteSeer with their attributes dropped (``"cora-structure"``,
+``"citeseer-structure"``; :data:`STRUCTURE_ONLY`), at 60/40 and 20 per class. There the
+networks get one-hot node ids as their input (the identity matrix, ``X = I``: Kipf and
+Welling's choice for a graph without node features, ICLR 2017, the karate-club example of
+Section 3.1 and Appendix A), one rule for every network
+(:func:`._comparison_peers.network_inputs`); AsK-LS's default and label propagation read
+the links alone. These rows are a table of their own, in their own cells file
+(``docs/results/comparison-structure-cells.jsonl``), so that the attributed table's
+cells and counts are untouched.
+
 Draws. Random draws and training seeds come from one base seed. Development uses
 :data:`DEVELOPMENT_SEED`; the published tables use :data:`SEALED_SEED`, whose draws no
 tuning of the library has looked at. The fixed and Planetoid splits are the datasets' own
@@ -47,7 +59,8 @@ from digraph_askls.model_selection import class_splits, random_splits
 from ._cells import params_digest, predictions_digest, split_key, stamp
 from ._gnn import _stratified_share
 
-__all__ = ["COMPARISON_PROTOCOLS", "COMPARISON_METHODS", "DEVELOPMENT_SEED", "SEALED_SEED",
+__all__ = ["COMPARISON_PROTOCOLS", "COMPARISON_METHODS", "STRUCTURE_PROTOCOLS",
+           "STRUCTURE_ONLY", "load_graph", "DEVELOPMENT_SEED", "SEALED_SEED",
            "HEADLINE", "REFERENCES", "comparison_tasks", "is_stale", "load_cells",
            "run_comparison", "twin_breakdown"]
 
@@ -68,6 +81,16 @@ COMPARISON_PROTOCOLS = {
     "5 per class": ("cora", "citeseer"),
     "planetoid": ("cora", "citeseer"),
 }
+
+#: Graphs of the structure-only table, by protocol: no node attributes reach any method.
+STRUCTURE_PROTOCOLS = {
+    "60/40": ("polblogs", "cora-structure", "citeseer-structure"),
+    "20 per class": ("polblogs", "cora-structure", "citeseer-structure"),
+}
+
+#: Structure-only graphs made from a registered dataset by dropping its attributes:
+#: name -> the dataset's name. (polblogs is registered without attributes.)
+STRUCTURE_ONLY = {"cora-structure": "cora", "citeseer-structure": "citeseer"}
 
 #: Methods, in the order of the table. "AsK-LS default" fits on all labelled nodes;
 #: "AsK-LS default (train part)" on the fitted part alone (fixed and Planetoid splits: the
@@ -239,11 +262,23 @@ _GRAPHS = {}
 _TASKS = {}
 
 
+def load_graph(name, data_home=None):
+    """The graph of a comparison row: a registered dataset, or for a name of
+    :data:`STRUCTURE_ONLY` that dataset without its node attributes (same links, labels
+    and nodes; named ``name``)."""
+    import dataclasses
+
+    from digraph_askls.datasets import load_dataset
+
+    if name in STRUCTURE_ONLY:
+        graph = load_dataset(STRUCTURE_ONLY[name], data_home=data_home, download=False)
+        return dataclasses.replace(graph, name=name, features=None, feature_names=None)
+    return load_dataset(name, data_home=data_home, download=False)
+
+
 def _graph(name, data_home):
     if name not in _GRAPHS:
-        from digraph_askls.datasets import load_dataset
-
-        _GRAPHS[name] = load_dataset(name, data_home=data_home, download=False)
+        _GRAPHS[name] = load_graph(name, data_home)
     return _GRAPHS[name]
 
 
@@ -298,12 +333,16 @@ def _runs_on(method, name, protocol):
 
 
 def comparison_jobs(protocols=None, methods=COMPARISON_METHODS, seed=SEALED_SEED,
-                    data_home=None, device="cpu", done=(), graphs=None):
-    """The cells still to measure, slowest graphs first."""
-    protocols = protocols or list(COMPARISON_PROTOCOLS)
+                    data_home=None, device="cpu", done=(), graphs=None, n_splits=_N_SPLITS,
+                    rows=None):
+    """The cells still to measure, slowest graphs first: the first ``n_splits`` splits of
+    each row of ``rows`` (default :data:`COMPARISON_PROTOCOLS`; the structure-only table:
+    :data:`STRUCTURE_PROTOCOLS`)."""
+    rows = COMPARISON_PROTOCOLS if rows is None else rows
+    protocols = protocols or list(rows)
     jobs = []
     for protocol in protocols:
-        for name in COMPARISON_PROTOCOLS[protocol]:
+        for name in rows.get(protocol, ()):
             if graphs and name not in graphs:
                 continue
             for method in methods:
@@ -312,16 +351,24 @@ def comparison_jobs(protocols=None, methods=COMPARISON_METHODS, seed=SEALED_SEED
                     continue
                 if not _runs_on(method, name, protocol):
                     continue
-                for split in range(_N_SPLITS):
+                for split in range(min(n_splits, _N_SPLITS)):
                     if (protocol, name, method, seed, split) not in done:
                         jobs.append((protocol, name, method, seed, split, data_home, device))
     order = {"film": 0, "squirrel": 1, "citeseer": 2, "chameleon": 3, "cora": 4}
     return sorted(jobs, key=lambda job: (order.get(job[1], 9), job[2]))
 
 
+def split_major(jobs, methods):
+    """``jobs`` in the order of ``methods``, then split by split over the rows: a run
+    stopped early leaves the first methods with the same first splits on every row."""
+    rank = {method: index for index, method in enumerate(methods)}
+    return sorted(jobs, key=lambda job: (rank.get(job[2], len(rank)), job[4], job[0],
+                                         job[1]))
+
+
 def run_comparison(cells_path, protocols=None, methods=COMPARISON_METHODS, seed=SEALED_SEED,
                    data_home=None, device="cpu", n_workers=1, deadline=None, verbose=True,
-                   graphs=None):
+                   graphs=None, n_splits=_N_SPLITS, rows=None):
     """Measure every missing cell, appending each to ``cells_path`` as it comes.
 
     Parameters
@@ -340,6 +387,13 @@ def run_comparison(cells_path, protocols=None, methods=COMPARISON_METHODS, seed=
         Processes measuring cells at once.
     deadline : float, optional
         ``time.time()`` after which no new cell is started.
+    n_splits : int
+        Only the first this many splits of each row (10: all).
+    rows : dict, optional
+        Graphs of each protocol (default :data:`COMPARISON_PROTOCOLS`; the
+        structure-only table: :data:`STRUCTURE_PROTOCOLS`). With ``rows`` given, the
+        cells are measured method by method in the order of ``methods``, split by split
+        (:func:`split_major`).
 
     Returns
     -------
@@ -351,7 +405,9 @@ def run_comparison(cells_path, protocols=None, methods=COMPARISON_METHODS, seed=
     path = Path(cells_path)
     path.parent.mkdir(parents=True, exist_ok=True)
     jobs = comparison_jobs(protocols, methods, seed, data_home, device, load_cells(path),
-                           graphs)
+                           graphs, n_splits, rows)
+    if rows is not None:
+        jobs = split_major(jobs, methods)
     if any(not job[2].startswith("AsK-LS") and job[2] not in REFERENCES for job in jobs):
         from ._gnn_models import SIGNED_METHODS, import_torch
 

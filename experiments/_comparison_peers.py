@@ -13,6 +13,13 @@ Label propagation and Correct & Smooth are PyTorch Geometric's ``LabelPropagatio
 ``CorrectAndSmooth``; C&S corrects and smooths the class probabilities of a linear model
 of the node attributes (PyG's ``MLP`` with one layer), the "Linear" base of its authors.
 
+On a graph without node attributes (polblogs, and the structure-only rows of the
+comparison) every network gets one-hot node ids, the identity matrix ``X = I``, as Kipf
+and Welling give GCN on a graph without node features (ICLR 2017, the karate-club example
+of Section 3.1 and Appendix A): :func:`network_inputs`. It reaches the networks that take a
+sparse input (GCN, Dir-GNN, APPNP, GCNII) as a sparse matrix, the others dense; label
+propagation reads the links alone either way.
+
 torch is imported inside the functions: :mod:`digraph_askls` never imports it.
 """
 
@@ -21,9 +28,10 @@ import time
 
 import numpy as np
 
-from ._gnn_models import _dense_features, _edge_index, build_model, import_torch
+from ._gnn_models import _dense_features, _edge_index, _quiet_sparse, build_model, import_torch
 
-__all__ = ["PEER_GRIDS", "TRAINING", "VARIANTS", "grid_of", "run_peer", "runs_on"]
+__all__ = ["FEATURELESS_INPUT", "PEER_GRIDS", "TRAINING", "VARIANTS", "grid_of",
+           "network_inputs", "run_peer", "runs_on"]
 
 #: Training rule of every network: Adam, full batch, early stopping on validation accuracy.
 TRAINING = {"max_epochs": 1000, "patience": 100}
@@ -154,16 +162,43 @@ def grid_of(method, graph_name, protocol=None):
     return [{**entry["fixed"], **point} for point in grid]
 
 
+#: What the networks read on a graph without node attributes (stated on the results page).
+FEATURELESS_INPUT = ("one-hot node ids (X = I, Kipf & Welling, ICLR 2017, Section 3.1 and "
+                     "Appendix A)")
+
+
+def network_inputs(graph, torch, device="cpu"):
+    """The networks' input on ``graph`` as a float32 tensor: its attributes, rows
+    L1-normalised; on a graph without attributes one-hot node ids, the identity matrix of
+    its nodes, as a sparse CSR tensor (:data:`FEATURELESS_INPUT`).
+
+    >>> import numpy as np, torch
+    >>> from digraph_askls.graph import Graph, get_adjacency
+    >>> adjacency, nodes = get_adjacency([(0, 1), (1, 2)])
+    >>> graph = Graph(adjacency, np.array([0, 1, 0]), nodes, ["a", "b"])
+    >>> network_inputs(graph, torch).to_dense().tolist()
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+    if graph.features is not None:
+        return torch.as_tensor(_dense_features(graph.features), dtype=torch.float32,
+                               device=device)
+    n_nodes = graph.adjacency.shape[0]
+    rows = torch.arange(n_nodes + 1, device=device)
+    with _quiet_sparse():
+        return torch.sparse_csr_tensor(rows, rows[:-1], torch.ones(n_nodes, device=device),
+                                       (n_nodes, n_nodes), dtype=torch.float32)
+
+
 class _Inputs:
-    """A graph's tensors on one device: attributes (rows L1-normalised), labels, edges."""
+    """A graph's tensors on one device: the networks' input (:func:`network_inputs`),
+    labels, edges."""
 
     def __init__(self, graph, device):
         torch, _, _ = import_torch(signed=False)
         from torch_geometric.utils import to_undirected
 
-        dense = _dense_features(graph.features)
         self.torch, self.device, self.adjacency = torch, device, graph.adjacency
-        self.x = torch.as_tensor(dense, dtype=torch.float32, device=device)
+        self.x = network_inputs(graph, torch, device)
         self.y = torch.as_tensor(np.maximum(graph.labels, 0), device=device)
         self.n_classes = int(graph.labels.max()) + 1
         edges = _edge_index(graph.adjacency, torch).to(device)

@@ -24,10 +24,12 @@ from collections import defaultdict
 
 import numpy as np
 
-from ._comparison import COMPARISON_METHODS, COMPARISON_PROTOCOLS, REFERENCES, SEALED_SEED
+from ._comparison import (COMPARISON_METHODS, COMPARISON_PROTOCOLS, REFERENCES, SEALED_SEED,
+                          STRUCTURE_PROTOCOLS)
 
 __all__ = ["summarize", "paired_difference", "paired_test", "holm", "paired_rows",
-           "headline_default", "format_comparison", "RULE", "PUBLISHED", "SOURCES"]
+           "headline_default", "format_comparison", "format_structure", "RULE", "PUBLISHED",
+           "SOURCES"]
 
 DEFAULT = "AsK-LS default"
 VALIDATED = "AsK-LS default (validated)"
@@ -281,7 +283,7 @@ def _paired_row(protocol, graph, mine, theirs, method, metric, corrected=None):
 
 
 def paired_rows(cells, metric="accuracy", default=None, min_peers=MIN_PEERS, pick=None,
-                corrected=None, holm_correction=True):
+                corrected=None, holm_correction=True, rows=None):
     """The default against the best complete peer, row by row, with the verdicts of
     :data:`RULE` (Holm's correction over the rows returned).
 
@@ -292,7 +294,9 @@ def paired_rows(cells, metric="accuracy", default=None, min_peers=MIN_PEERS, pic
     ``metric``, its test mean; ``"valid_accuracy"``: its validation mean), ``corrected``
     the protocols whose variance takes Nadeau and Bengio's correction (None:
     :data:`CORRECTED`), and
-    ``holm_correction`` (False: each row's own p-value decides).
+    ``holm_correction`` (False: each row's own p-value decides). ``rows``: the graphs of
+    each protocol (default :data:`COMPARISON_PROTOCOLS`; the structure-only table's:
+    :data:`STRUCTURE_PROTOCOLS`), Holm's family.
 
     Returns a list of dicts: protocol, graph, peer, the two means, ``difference`` (mean
     of default minus peer), ``low`` and ``high`` (95 % interval), ``p`` (the row's own
@@ -301,8 +305,9 @@ def paired_rows(cells, metric="accuracy", default=None, min_peers=MIN_PEERS, pic
     stays out of Holm's family.
     """
     groups = _groups(cells)
+    table = COMPARISON_PROTOCOLS if rows is None else rows
     rows = []
-    for protocol, graphs in COMPARISON_PROTOCOLS.items():
+    for protocol, graphs in table.items():
         mine_name = default or headline_default(protocol)
         for graph in graphs:
             mine = groups.get((protocol, graph, mine_name), {})
@@ -645,7 +650,90 @@ def _grid_section(methods):
     return lines
 
 
-def format_comparison(cells, seed=SEALED_SEED, twin_cells=()):
+def _split_counts(index, rows):
+    """Per protocol of ``rows``, the splits each method has run, "k" or "k-m" over the
+    graphs of the protocol (0 where a graph has none yet), in table order."""
+    parts = []
+    for protocol, graphs in rows.items():
+        counts = []
+        for method in COMPARISON_METHODS:
+            splits = [index[(protocol, g, method)]["n_splits"]
+                      if (protocol, g, method) in index else 0 for g in graphs]
+            if any(splits):
+                low, high = min(splits), max(splits)
+                counts.append(f"{method} {low}" + (f"-{high}" if high > low else ""))
+        if counts:
+            parts.append(f"{protocol}: {', '.join(counts)}")
+    return parts
+
+
+def _provenance_text(cells):
+    commits = sorted({str(cell.get("commit"))[:7] for cell in cells})
+    dirty = sum(bool(cell.get("dirty")) for cell in cells)
+    return (f"Commit(s) the cells ran on: {', '.join(commits)}"
+            + (f" ({dirty} cell(s) from a checkout with uncommitted changes)." if dirty
+               else "; none from uncommitted code."))
+
+
+def format_structure(cells, seed=SEALED_SEED):
+    """Markdown lines of the structure-only rows (:data:`STRUCTURE_PROTOCOLS`): what the
+    networks read, the splits run per method, every method's accuracy, and the verdicts of
+    :data:`RULE` for the rows it can judge; the default's cells may be missing ("pending").
+
+    Examples
+    --------
+    >>> cells = [{"protocol": "60/40", "graph": "polblogs", "method": "GCN", "split": s,
+    ...           "seed": 1, "accuracy": 0.9, "seconds": 1.0, "commit": "abc1234"}
+    ...          for s in range(5)]
+    >>> text = "\\n".join(format_structure(cells, seed=1))
+    >>> "| GCN | 0.900 ± 0.000 (5 of 10 splits †) |" in text, "pending" in text
+    (True, True)
+    >>> "60/40: GCN 0-5" in text       # two of the three graphs have no cell
+    True
+    """
+    from ._comparison_peers import FEATURELESS_INPUT
+
+    index = {(r["protocol"], r["graph"], r["method"]): r for r in summarize(cells)}
+    lines = [
+        "## Graphs without node attributes", "",
+        "Most graphs users bring have no node attributes. These rows give no method any: "
+        "polblogs has none, and *cora-structure* and *citeseer-structure* are Cora and "
+        "CiteSeer with their attributes dropped (same links, labels and draws). AsK-LS's "
+        "default and label propagation read the links alone; every network reads "
+        f"{FEATURELESS_INPUT}, one rule for all of them. Same draws (base seed {seed}), "
+        "same grids, the same training rule and the same verdict rule as the attributed "
+        "rows of the comparison; their cells are kept apart "
+        "(`comparison-structure-cells.jsonl`), and so is Holm's family.", "",
+        "Splits run so far, per method (each method runs the first splits of every row, "
+        "split by split; a full row has 10, fewer are marked †): "
+        + "; ".join(_split_counts(index, STRUCTURE_PROTOCOLS)) + ". "
+        + _provenance_text(cells) if cells else "No cell measured yet."]
+    for protocol, graphs in STRUCTURE_PROTOCOLS.items():
+        table = _method_tables(index, protocol, graphs, _cell_text)
+        if not table:
+            continue
+        pending = [g for g in graphs if any(key[:2] == (protocol, g) for key in index)
+                   and (protocol, g, headline_default(protocol)) not in index]
+        if pending:
+            table.insert(2, f"| {headline_default(protocol)} | "
+                         + " | ".join("pending" if g in pending else "" for g in
+                                      [g for g in graphs if any(key[:2] == (protocol, g)
+                                                                for key in index)]) + " |")
+        lines += ["", f"### {protocol}", "", *table]
+    lines += [""] if lines[-1] else []
+    paired = paired_rows(cells, rows=STRUCTURE_PROTOCOLS)
+    lines += ["### Verdicts", "",
+              "A row is paired once the default and a peer have all 10 splits, and judged "
+              f"once at least {MIN_PEERS} peers have them (the comparison's verdict rule); "
+              "*pending*: the default's cells of the row are not measured yet.", ""]
+    if paired:
+        lines += [*_paired_table(paired)]
+    else:
+        lines.append("No row paired yet.")
+    return lines + [""]
+
+
+def format_comparison(cells, seed=SEALED_SEED, twin_cells=(), structure_cells=()):
     """Markdown: the matched paired table, the refit one, the twin baseline and the
     breakdown by twins (``twin_cells``: the cells of the rerun that recorded it), every
     method's accuracy, seconds, epochs, published figures, grids.
@@ -676,4 +764,6 @@ def format_comparison(cells, seed=SEALED_SEED, twin_cells=()):
     lines += _detail_sections(index)
     lines += _published_section(index)
     lines += _grid_section(methods)
+    if structure_cells:
+        lines += ["", *format_structure(list(structure_cells), seed)]
     return "\n".join(lines)

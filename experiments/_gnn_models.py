@@ -410,7 +410,7 @@ def build_model(method, config, features, adjacency, n_classes):
     config : dict
         Its settings (:func:`~experiments._gnn_config.get_config`).
     features : torch.Tensor of shape (n_nodes, n_features)
-        Node attributes (float32).
+        Node attributes (float32), dense or sparse CSR (one-hot node ids).
     adjacency : sparse matrix of shape (n_nodes, n_nodes)
         The directed graph, row = source.
     n_classes : int
@@ -425,6 +425,11 @@ def build_model(method, config, features, adjacency, n_classes):
     torch, pyg, _ = import_torch(signed=method in SIGNED_METHODS)
     from torch_geometric.utils import to_undirected
 
+    # A sparse input (one-hot node ids on a graph without attributes) reaches GCN,
+    # Dir-GNN, APPNP and GCNII as it is, the other networks dense.
+    stored = features
+    if features.layout != torch.strided:
+        features = features.to_dense()
     n_nodes, n_features = features.shape
     edges = _edge_index(adjacency, torch).to(features.device)
     hidden, layers, dropout = config.get("hidden"), config.get("layers", 2), config["dropout"]
@@ -443,7 +448,7 @@ def build_model(method, config, features, adjacency, n_classes):
         # self-loops included, as over the edge list).
         links = (sparse_links(undirected, n_nodes, self_loops=True)
                  if method == "GraphSAGE" else undirected)
-        return model, lambda: model(features, links)
+        return model, lambda: model(stored if method == "GCN" else features, links)
     if method == "GAT":
         undirected = to_undirected(edges, num_nodes=n_nodes)
         model = pyg.nn.models.GAT(in_channels=n_features, hidden_channels=hidden,
@@ -457,13 +462,13 @@ def build_model(method, config, features, adjacency, n_classes):
     if method in ("APPNP", "GCNII"):
         undirected = to_undirected(edges, num_nodes=n_nodes)
         model = (_appnp if method == "APPNP" else _gcnii)(config, n_features, n_classes)
-        stored = sparse_rows(features)
+        stored = sparse_rows(stored)
         links = sparse_links(undirected, n_nodes) if method == "GCNII" else undirected
         return model, lambda: model(stored, links)
     if method == "Dir-GNN":
         model = _dir_gnn(config, n_features, n_classes)
         links = direction_links(edges, n_nodes)
-        return model, lambda: model(features, links)
+        return model, lambda: model(stored, links)
     if method == "MagNet":
         return _magnet(config, features, edges, n_classes)
     directed = import_torch()[2].nn.directed
