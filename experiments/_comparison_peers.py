@@ -172,7 +172,8 @@ def network_inputs(graph, torch, device="cpu"):
     L1-normalised; on a graph without attributes one-hot node ids, the identity matrix of
     its nodes, as a sparse CSR tensor (:data:`FEATURELESS_INPUT`).
 
-    >>> import numpy as np, torch
+    >>> import numpy as np, pytest
+    >>> torch = pytest.importorskip("torch")        # the peers' extra
     >>> from digraph_askls.graph import Graph, get_adjacency
     >>> adjacency, nodes = get_adjacency([(0, 1), (1, 2)])
     >>> graph = Graph(adjacency, np.array([0, 1, 0]), nodes, ["a", "b"])

@@ -373,6 +373,8 @@ def test_one_blas_thread_inspects_no_library_where_the_environment_pins_one(
         monkeypatch.delenv(name, raising=False)
     for name, value in variables.items():
         monkeypatch.setenv(name, value)
+    # as the module reads them once, at its import
+    monkeypatch.setattr(_dense, "STARTED_ON_ONE_THREAD", _dense._started_on_one_thread())
     built = []
 
     class Controller:
@@ -386,3 +388,23 @@ def test_one_blas_thread_inspects_no_library_where_the_environment_pins_one(
     with _dense.one_blas_thread(2):       # more than one thread: always through it
         pass
     assert built == ([] if started_on_one else [(1, "blas")]) + [(2, "blas")]
+
+
+def test_a_thread_variable_set_after_the_import_does_not_lift_the_limit(monkeypatch):
+    # Dask's nanny sets OMP_NUM_THREADS=1 in the parent process when a LocalCluster
+    # starts; BLAS already runs on the threads it started on, so the limit still applies.
+    from digraph_askls.linalg import _dense
+
+    monkeypatch.setattr(_dense, "STARTED_ON_ONE_THREAD", False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    built = []
+
+    class Controller:
+        def limit(self, limits, user_api):
+            built.append((limits, user_api))
+            return _dense.nullcontext()
+
+    monkeypatch.setattr(_dense, "_blas_controller", Controller)
+    with _dense.one_blas_thread():
+        pass
+    assert built == [(1, "blas")]

@@ -48,13 +48,21 @@ def _started_on_one_thread():
         os.environ.get(name, "1").strip() == "1" for name in BLAS_THREAD_VARIABLES)
 
 
+#: Whether the environment of the process's start began BLAS on one thread, read once
+#: when this module is imported, after NumPy and SciPy loaded their BLAS (which read the
+#: variables then). Not read again at each call: a variable set later does not reach a
+#: library already loaded (Dask's nanny sets ``OMP_NUM_THREADS=1`` in the parent process
+#: when a ``LocalCluster`` starts, while NumPy's BLAS keeps every thread it started on).
+STARTED_ON_ONE_THREAD = _started_on_one_thread()
+
+
 def one_blas_thread(limits=1):
     """A context in which BLAS and LAPACK run on ``limits`` threads, limited through the
     process's one controller; nothing to limit (and no library inspected, which the
     first controller of a process pays 20-70 ms for) where the limit is one thread
-    and the environment started the libraries on one (:func:`_started_on_one_thread`;
-    a limit raised since through threadpoolctl is then left as it is)."""
-    if limits == 1 and _started_on_one_thread():
+    and the process started the libraries on one (:data:`STARTED_ON_ONE_THREAD`; a
+    limit raised since through threadpoolctl is then left as it is)."""
+    if limits == 1 and STARTED_ON_ONE_THREAD:
         return nullcontext()
     return _blas_controller().limit(limits=limits, user_api="blas")
 
