@@ -355,6 +355,19 @@ def test_cg_with_no_iteration_allowed_reports_not_converged():
     assert n_iter == 0 and info != 0 and not X.any()
 
 
+def _record_limits(monkeypatch, dense):
+    """Replace the process's controller by one that records each limit asked of it."""
+    built = []
+
+    class Controller:
+        def limit(self, limits, user_api):
+            built.append((limits, user_api))
+            return dense.nullcontext()
+
+    monkeypatch.setattr(dense, "_blas_controller", Controller)
+    return built
+
+
 @pytest.mark.parametrize("variables, started_on_one", [
     ({"OMP_NUM_THREADS": "1"}, True),
     ({"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}, True),
@@ -375,14 +388,7 @@ def test_one_blas_thread_inspects_no_library_where_the_environment_pins_one(
         monkeypatch.setenv(name, value)
     # as the module reads them once, at its import
     monkeypatch.setattr(_dense, "STARTED_ON_ONE_THREAD", _dense._started_on_one_thread())
-    built = []
-
-    class Controller:
-        def limit(self, limits, user_api):
-            built.append((limits, user_api))
-            return _dense.nullcontext()
-
-    monkeypatch.setattr(_dense, "_blas_controller", Controller)
+    built = _record_limits(monkeypatch, _dense)
     with _dense.one_blas_thread():
         pass
     with _dense.one_blas_thread(2):       # more than one thread: always through it
@@ -397,14 +403,7 @@ def test_a_thread_variable_set_after_the_import_does_not_lift_the_limit(monkeypa
 
     monkeypatch.setattr(_dense, "STARTED_ON_ONE_THREAD", False)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    built = []
-
-    class Controller:
-        def limit(self, limits, user_api):
-            built.append((limits, user_api))
-            return _dense.nullcontext()
-
-    monkeypatch.setattr(_dense, "_blas_controller", Controller)
+    built = _record_limits(monkeypatch, _dense)
     with _dense.one_blas_thread():
         pass
     assert built == [(1, "blas")]
