@@ -227,14 +227,7 @@ def _command_comparison(args, notes):
     out = Path(args.out or "docs/results")
     cells_path = Path(args.cache) if args.cache else out / "comparison-cells.jsonl"
     seed = _comparison.SEALED_SEED if args.seed is None else args.seed
-    methods = args.methods or _comparison.COMPARISON_METHODS
-    unknown = [name for name in methods if name not in _comparison.COMPARISON_METHODS]
-    protocols = args.protocols or list(_comparison.COMPARISON_PROTOCOLS)
-    unknown += [name for name in protocols if name not in _comparison.COMPARISON_PROTOCOLS]
-    if unknown:
-        raise ValueError(f"expected methods among {list(_comparison.COMPARISON_METHODS)} and "
-                         f"protocols among {list(_comparison.COMPARISON_PROTOCOLS)}, got "
-                         f"{unknown}")
+    methods, protocols = _comparison_choice(args, _comparison.COMPARISON_PROTOCOLS)
     if not args.cached_only:
         deadline = None if args.minutes is None else time.time() + 60 * args.minutes
         _comparison.run_comparison(cells_path, protocols, methods, seed, args.data_home,
@@ -261,6 +254,21 @@ def _command_comparison(args, notes):
     return 0
 
 
+def _comparison_choice(args, known_protocols):
+    """The methods and protocols ``args`` names (all by default), each checked against
+    the comparison's methods and ``known_protocols``."""
+    from experiments import _comparison
+
+    methods = args.methods or _comparison.COMPARISON_METHODS
+    protocols = args.protocols or list(known_protocols)
+    unknown = [name for name in methods if name not in _comparison.COMPARISON_METHODS]
+    unknown += [name for name in protocols if name not in known_protocols]
+    if unknown:
+        raise ValueError(f"expected methods among {list(_comparison.COMPARISON_METHODS)} and "
+                         f"protocols among {list(known_protocols)}, got {unknown}")
+    return methods, protocols
+
+
 def _command_comparison_structure(args, notes):
     """``table comparison-structure``: the rows without node attributes (polblogs, Cora
     and CiteSeer without theirs), measured into their own cells file, method by method in
@@ -274,14 +282,7 @@ def _command_comparison_structure(args, notes):
     out = Path(args.out or "docs/results")
     cells_path = Path(args.cache) if args.cache else out / "comparison-structure-cells.jsonl"
     seed = _comparison.SEALED_SEED if args.seed is None else args.seed
-    methods = args.methods or _comparison.COMPARISON_METHODS
-    protocols = args.protocols or list(_comparison.STRUCTURE_PROTOCOLS)
-    unknown = [name for name in methods if name not in _comparison.COMPARISON_METHODS]
-    unknown += [name for name in protocols if name not in _comparison.STRUCTURE_PROTOCOLS]
-    if unknown:
-        raise ValueError(f"expected methods among {list(_comparison.COMPARISON_METHODS)} and "
-                         f"protocols among {list(_comparison.STRUCTURE_PROTOCOLS)}, got "
-                         f"{unknown}")
+    methods, protocols = _comparison_choice(args, _comparison.STRUCTURE_PROTOCOLS)
     if not args.cached_only:
         deadline = None if args.minutes is None else time.time() + 60 * args.minutes
         _comparison.run_comparison(cells_path, protocols, methods, seed, args.data_home,
