@@ -109,8 +109,9 @@ def multilabel_kernels(n_train, has_features, labels_per_class=None, n_nodes=Non
     every one of those is a dense ``m x m`` block decomposed in ``O(m^3)``, a cost that
     grows with the labelled nodes (BlogCatalog, one thread: 95 s with 10 % labelled, 402 s
     with 50 %): the candidate there is the factored spectral kernel
-    (:class:`~digraph_askls.kernels.SpectralEmbeddingKernel`, 128 maps), paid once by
-    ``eigsh`` and then ``O(m d^2)`` (``benchmarks/bench_multilabel.py``).
+    (:class:`~digraph_askls.kernels.SpectralEmbeddingKernel`, 256 maps), paid once by
+    a filtered subspace iteration and then ``O(m d^2)``
+    (``benchmarks/bench_multilabel.py``).
 
     Examples
     --------
