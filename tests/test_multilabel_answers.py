@@ -14,8 +14,9 @@ from digraph_askls import NodeClassifier
 from digraph_askls.datasets import make_multilabel_sbm
 from digraph_askls.kernels import FactoredKernel, SpectralEmbeddingKernel, get_spectral_maps
 from digraph_askls.models.selection import multilabel_kernels
-from digraph_askls.models.selection._answers import (LabelCalibrator, answer_of,
-                                                     label_groups)
+from digraph_askls.models.selection._answers import (LabelCalibrator, _score, answer_of,
+                                                     label_groups, label_thresholds,
+                                                     shared_threshold)
 
 pytestmark = pytest.mark.filterwarnings("ignore:The inner solver of NewtonCholeskySolver")
 
@@ -75,7 +76,7 @@ def test_label_groups_need_exclusive_and_exhaustive_groups():
     assert label_groups(np.array([[1, 0], [0, 1]])) is None      # one group: single label
 
 
-def test_label_calibrator_matches_logistic_regression():
+def test_label_calibrator_is_one_logistic_regression_over_every_label():
     from sklearn.linear_model import LogisticRegression
 
     rng = np.random.default_rng(0)
@@ -83,13 +84,28 @@ def test_label_calibrator_matches_logistic_regression():
     Y = (rng.random((500, 3)) < 1 / (1 + np.exp(-2 * decision - 1))).astype(int)
     Y[:, 2] = 1                                   # a label every node has
     proba = LabelCalibrator().fit(decision, Y).predict_proba(decision)
-    for column in range(2):
-        reference = LogisticRegression(C=1.0, tol=1e-10).fit(decision[:, [column]],
-                                                             Y[:, column])
-        np.testing.assert_allclose(proba[:, column],
-                                   reference.predict_proba(decision[:, [column]])[:, 1],
-                                   atol=1e-6)
+    reference = LogisticRegression(C=1.0, tol=1e-10).fit(decision[:, :2].reshape(-1, 1),
+                                                         Y[:, :2].ravel())
+    expected = reference.predict_proba(decision[:, :2].reshape(-1, 1))[:, 1]
+    np.testing.assert_allclose(proba[:, :2].ravel(), expected, atol=1e-6)
     assert (proba[:, 2] == 1.0).all()
+    # one curve: a node's labels keep the order of their decision values
+    assert (np.argsort(proba[:, :2], axis=1) == np.argsort(decision[:, :2], axis=1)).all()
+
+
+def test_shared_threshold_scores_every_threshold_as_the_loop_does():
+    rng = np.random.default_rng(0)
+    for trial in range(60):
+        m, n_labels = rng.integers(5, 60), rng.integers(2, 9)
+        proba = rng.random((m, n_labels))
+        if trial % 3 == 0:
+            proba = np.round(proba, 1)            # ties on the grid
+        Y = (rng.random((m, n_labels)) < rng.random(n_labels) * 0.6).astype(int)
+        grid = np.unique(np.quantile(proba, np.linspace(0.5, 0.999, 40)))
+        top = answer_of("most probable label", np.zeros(Y.shape, dtype=int), proba) > 0
+        for average in ("micro", "macro", "samples", "weighted"):
+            values = [_score(Y, (proba > t) | top, average) for t in grid]
+            assert shared_threshold(proba, Y, average) == grid[int(np.argmax(values))]
 
 
 def test_make_multilabel_sbm():
@@ -138,3 +154,41 @@ def test_answers_are_scored_as_scikit_learn_scores_them(average):
     predicted[:20] = 0                            # nodes answered no label
     assert _score(Y, predicted, average) == pytest.approx(
         f1_score(Y, predicted, average=average, zero_division=0), abs=1e-12)
+
+
+def test_held_out_thresholds_from_one_sort_match_a_sort_per_fold():
+    from digraph_askls.models.selection._answers import _thresholded
+
+    rng = np.random.default_rng(0)
+    for trial in range(40):
+        m, n_labels = rng.integers(10, 80), rng.integers(1, 6)
+        decision = rng.standard_normal((m, n_labels))
+        if trial % 2:
+            decision = np.round(decision, 1)      # ties keep node order
+        Y = (rng.random((m, n_labels)) < 0.3).astype(int)
+        folds = np.array_split(rng.permutation(m), rng.integers(2, 6))
+        expected = np.zeros(Y.shape, dtype=int)
+        for held in folds:
+            train = np.setdiff1d(np.arange(m), held)
+            expected[held] = decision[held] > label_thresholds(decision[train], Y[train])
+        assert (_thresholded(decision, Y, folds) == expected).all()
+
+
+def test_leading_eigenvectors_agree_with_arpack():
+    from scipy.sparse.linalg import eigsh
+
+    from digraph_askls.kernels._eigenmap import _normalised_links, leading_eigenvectors
+
+    adjacency, _ = make_multilabel_sbm(1500, 4, 2, avg_degree=10.0, random_state=0)
+    matrix = _normalised_links(adjacency)
+    values, vectors = leading_eigenvectors(matrix, 24, random_state=0, tol=1e-6)
+    expected, reference = eigsh(matrix, k=24, which="LA",
+                                v0=np.random.default_rng(0).standard_normal(1500))
+    expected, reference = expected[::-1], reference[:, ::-1]
+    np.testing.assert_allclose(values, expected, atol=1e-8)
+    np.testing.assert_allclose(vectors.T @ vectors, np.eye(24), atol=1e-10)
+    # the same subspace: the cosines of the principal angles are all 1
+    cosines = np.linalg.svd(reference.T @ vectors, compute_uv=False)
+    np.testing.assert_allclose(cosines, 1.0, atol=1e-6)
+    residual = np.linalg.norm(matrix @ vectors - vectors * values, axis=0)
+    assert residual.max() <= 1e-6

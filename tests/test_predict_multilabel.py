@@ -22,8 +22,9 @@ LABELS = np.array(["art", "bio", "chem", "math"])
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    """An 80-node directed SBM of 4 groups; each node's labels are its group's, and for a
-    third of the nodes one more at random; half the nodes are labelled. Written as an
+    """An 80-node directed SBM of 4 groups; each node's labels are its group's, and for the
+    first two groups' nodes also the label of the group two further on (a second label
+    the graph tells); half the nodes are labelled. Written as an
     edges file, a labels file of one row per (node, label) and one of a cell per node."""
     folder = tmp_path_factory.mktemp("multilabel")
     adjacency, groups = make_directed_sbm(N_NODES, 4, 6, p_in=0.7, random_state=0)
@@ -33,8 +34,8 @@ def files(tmp_path_factory):
     target = {}
     for i in rng.permutation(N_NODES)[:N_NODES // 2]:
         labels = {LABELS[groups[i]]}
-        if rng.random() < 1 / 3:
-            labels.add(LABELS[rng.integers(4)])
+        if groups[i] < 2:
+            labels.add(LABELS[groups[i] + 2])
         target[names[i]] = sorted(labels)
     edges = pd.DataFrame({"source": names[coo.row], "target": names[coo.col]})
     assert set(edges["source"]) | set(edges["target"]) == set(names)   # no isolated node

@@ -6,13 +6,14 @@ column. Each candidate kernel's labelled block is decomposed once
 (:func:`~digraph_askls.models._decomposition.decompose`) and every gamma of its grid
 gives the out-of-fold view scores of every label from it. The folds deal the labelled
 nodes at random (a node has several labels: there is no class to stratify by). Each
-(kernel, gamma, merge) is scored by the micro-averaged F1 of its held-out predictions
-(``scoring="f1_macro"``, ``"f1_samples"`` or ``"f1_weighted"`` otherwise): the mean
-of the views and the per-label stacker (one logistic regression per label on that
-label's two view scores, cross-validated on the out-of-fold scores); the best is
-fitted. What ``predict`` answers (the labels' thresholds, a shared probability
-threshold, a trivial answer, ...) is then chosen on the winner's held-out decisions
-(:mod:`~._answers`). Labels that split into groups of exclusive labels never come here:
+(kernel, gamma, merge) is scored by the micro-averaged F1 (``scoring="f1_macro"``,
+``"f1_samples"`` or ``"f1_weighted"`` otherwise) of the best answer ``predict`` could
+give from its held-out decisions (the labels' thresholds, a shared probability
+threshold, the most probable label, ...: :func:`~._answers.answer_scores`), the merges
+being the mean of the views and the per-label stacker (one logistic regression per
+label on that label's two view scores, cross-validated on the out-of-fold scores); the
+best is fitted. What ``predict`` answers is then chosen again on the winner's held-out
+decisions on new folds (:mod:`~._answers`). Labels that split into groups of exclusive labels never come here:
 each group is a single-label selection (:mod:`~._groups`).
 """
 
@@ -27,7 +28,7 @@ from .._askls import AsKLSClassifier
 from .._decomposition import decompose
 from .._folds import coarsen_folds, make_folds
 from .._mergers import OneSidedColumn, StackMerger
-from ._answers import (MULTILABEL_SCORES, LabelCalibrator, _score, _thresholded,
+from ._answers import (MULTILABEL_SCORES, LabelCalibrator, answer_scores, best_answer,
                        choose_answer, label_thresholds, rule_of)
 from ._results import RANK_TIES, ResultsTable, selection_record
 
@@ -81,13 +82,16 @@ def _stacked_decisions(scores, Y, folds):
 
 def _merge_scores(scores, Y, folds, merges, average):
     """``{merge: (F1, held-out decisions)}`` of each merge that could be fitted: the F1
-    of the thresholded decisions."""
+    of the best answer ``predict`` could give from its held-out decisions
+    (:func:`~._answers.answer_scores`), the score the candidate is judged by."""
     found = {}
     for name in merges:
-        decision = (_stacked_decisions(scores, Y, folds) if name == "stack"
+        stacked = name == "stack"
+        decision = (_stacked_decisions(scores, Y, folds) if stacked
                     else _decisions(scores, name))
         if decision is not None:
-            found[name] = (_score(Y, _thresholded(decision, Y, folds), average), decision)
+            answers = answer_scores(decision, Y, folds, stacked, average)
+            found[name] = (answers[best_answer(answers)], decision)
     return found
 
 

@@ -100,9 +100,9 @@ class SelectionPolicy:
         ``O(m d^2)``, so that more labelled nodes cost little more
         (``benchmarks/bench_multilabel.py``).
     trivial_margin : float, default=0.02
-        For several labels per node: ``predict`` answers the better trivial answer (every
-        label; the most probable label alone), and ``fit`` warns, where no learnt answer
-        beats it by this much of the scorer on held-out folds
+        For several labels per node: ``fit`` warns where no learnt answer beats the
+        better trivial answer (every label; the most probable label alone) by this much
+        of the scorer on held-out folds; ``predict`` answers whichever scored best there
         (:func:`~._answers.choose_answer`).
     """
 
