@@ -15,6 +15,8 @@ import warnings
 import numpy as np
 from scipy.special import expit
 
+from .._calibration import LabelCalibrator
+
 __all__ = ["ANSWERS", "LabelCalibrator", "answer_of", "answer_scores", "best_answer",
            "choose_answer", "force_most_probable", "label_groups", "label_thresholds",
            "rule_of"]
@@ -22,77 +24,6 @@ __all__ = ["ANSWERS", "LabelCalibrator", "answer_of", "answer_scores", "best_ans
 #: Scores of a multi-label selection, by name: the ``average`` of ``f1_score``.
 MULTILABEL_SCORES = {"f1_micro": "micro", "f1_macro": "macro", "f1_samples": "samples",
                      "f1_weighted": "weighted"}
-
-
-#: The most (node, label) pairs :class:`LabelCalibrator` fits its two numbers on.
-MAX_PAIRS = 100_000
-
-
-class LabelCalibrator:
-    """One logistic curve shared by every label, on the decision values (Platt scaling
-    over all the labels at once), fitted on the labelled nodes' out-of-fold decisions:
-    the probabilities of a merge without its own (the mean of the views).
-
-    One curve keeps the order of the decision values across labels, so that a node's
-    most probable labels are those of its largest decision values: least squares puts
-    the labels' decision values on one scale (each estimates ``2 P - 1``), and a curve
-    per label, whose intercept follows the label's frequency, reorders them. On
-    BlogCatalog's development split (seed 0, half the nodes labelled) curves per label
-    lowered the micro-F1 of the most probable label from 0.395 to 0.381 and the top-k
-    micro- and macro-F1 from 0.428 / 0.283 to 0.413 / 0.243
-    (``benchmarks/bench_multilabel.py``).
-
-    The curve is that of scikit-learn's ``LogisticRegression(C=1.0)`` on every
-    (node, label) pair's decision pooled (the slope penalised by half its square, the
-    intercept free), fitted by Newton's method on one ``2 x 2`` system, on at most
-    :data:`MAX_PAIRS` pairs drawn with a fixed seed. A label that every node has, or
-    none, keeps that certainty.
-
-    Examples
-    --------
-    >>> decision = np.array([[2.0, -1.0], [1.0, 0.5], [-1.0, 1.5], [-2.0, -2.0]])
-    >>> Y = np.array([[1, 0], [1, 1], [0, 1], [0, 0]])
-    >>> proba = LabelCalibrator().fit(decision, Y).predict_proba(decision)
-    >>> (proba[:2, 0] > 0.5).all() and (proba[2:, 0] < 0.5).all()
-    np.True_
-    >>> bool((np.argsort(proba, axis=1) == np.argsort(decision, axis=1)).all())
-    True
-    """
-
-    def fit(self, decision, Y, n_iter=50):
-        decision = np.asarray(decision, dtype=np.float64)
-        target = np.asarray(Y, dtype=np.float64)
-        constant = target.min(axis=0) == target.max(axis=0)   # every node has it, or none
-        x, y = decision[:, ~constant].ravel(), target[:, ~constant].ravel()
-        if x.size > MAX_PAIRS:              # two numbers: a seeded sample of pairs suffices
-            sample = np.random.default_rng(0).choice(x.size, MAX_PAIRS, replace=False)
-            x, y = x[sample], y[sample]
-        slope = intercept = 0.0
-        for _ in range(n_iter if x.size else 0):
-            p = expit(x * slope + intercept)
-            residual, curvature = p - y, np.maximum(p * (1.0 - p), 1e-12)
-            g_slope = residual @ x + slope
-            g_intercept = residual.sum()
-            h_ss = curvature @ (x * x) + 1.0
-            h_si = curvature @ x
-            h_ii = curvature.sum()
-            det = h_ss * h_ii - h_si ** 2
-            step_slope = (h_ii * g_slope - h_si * g_intercept) / det
-            step_intercept = (h_ss * g_intercept - h_si * g_slope) / det
-            slope -= float(np.clip(step_slope, -10.0, 10.0))
-            intercept -= float(np.clip(step_intercept, -10.0, 10.0))
-            if max(abs(step_slope), abs(step_intercept)) < 1e-10:
-                break
-        n_labels = target.shape[1]
-        self.coef_ = np.where(constant, 0.0, slope)
-        self.intercept_ = np.full(n_labels, intercept)
-        self.constant_ = np.where(constant, target[0], np.nan)
-        return self
-
-    def predict_proba(self, decision):
-        """The probability of each label (n, n_labels)."""
-        proba = expit(np.asarray(decision) * self.coef_ + self.intercept_)
-        return np.where(np.isnan(self.constant_), proba, self.constant_)
 
 
 def label_thresholds(decision, Y, order=None):
