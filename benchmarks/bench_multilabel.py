@@ -39,6 +39,18 @@ from digraph_askls.metrics import top_k_f1
 from digraph_askls.model_selection import multilabel_splits
 
 
+def spectral_vectors(adjacency, n_components=128):
+    """The standardised leading eigenvectors of ``D^-1/2 A D^-1/2`` of the symmetrised
+    graph (scipy ``eigsh``): the reference embedding."""
+    links = sparse.csr_array(adjacency, dtype=np.float64)
+    links = ((links + links.T) > 0).astype(np.float64)
+    degree = np.asarray(links.sum(axis=1)).ravel()
+    scale = sparse.diags_array(1.0 / np.sqrt(np.maximum(degree, 1.0)))
+    start_vector = np.random.default_rng(0).standard_normal(links.shape[0])
+    _, vectors = eigsh(scale @ links @ scale, k=n_components, which="LA", v0=start_vector)
+    return (vectors - vectors.mean(axis=0)) / vectors.std(axis=0)
+
+
 def reference(adjacency, Y, train, test, n_components=128):
     """Scores (test nodes x labels) of the spectral embedding + one-vs-rest logistic
     regression, and its seconds."""
@@ -46,13 +58,7 @@ def reference(adjacency, Y, train, test, n_components=128):
     from sklearn.multiclass import OneVsRestClassifier
 
     start = time.perf_counter()
-    links = sparse.csr_array(adjacency, dtype=np.float64)
-    links = ((links + links.T) > 0).astype(np.float64)
-    degree = np.asarray(links.sum(axis=1)).ravel()
-    scale = sparse.diags_array(1.0 / np.sqrt(np.maximum(degree, 1.0)))
-    start_vector = np.random.default_rng(0).standard_normal(links.shape[0])
-    _, vectors = eigsh(scale @ links @ scale, k=n_components, which="LA", v0=start_vector)
-    vectors = (vectors - vectors.mean(axis=0)) / vectors.std(axis=0)
+    vectors = spectral_vectors(adjacency, n_components)
     model = OneVsRestClassifier(LogisticRegression(max_iter=1000)).fit(vectors[train],
                                                                         Y[train])
     scores = model.predict_proba(vectors[test])

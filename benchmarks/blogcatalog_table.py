@@ -44,10 +44,10 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from scipy import sparse, stats
-from scipy.sparse.linalg import eigsh
+from scipy import stats
 from sklearn.metrics import f1_score
 
+from benchmarks.bench_multilabel import spectral_vectors
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
 from digraph_askls.metrics import top_k_f1
@@ -104,17 +104,6 @@ def regression(vectors, Y, train, test):
                                                                         Y[train])
     return (model.predict_proba(vectors[test]), model.predict(vectors[test]),
             time.perf_counter() - start)
-
-
-def spectral_vectors(adjacency, n_components=128):
-    """The standardised leading eigenvectors of the normalised symmetrised graph."""
-    links = sparse.csr_array(adjacency, dtype=np.float64)
-    links = ((links + links.T) > 0).astype(np.float64)
-    degree = np.asarray(links.sum(axis=1)).ravel()
-    scale = sparse.diags_array(1.0 / np.sqrt(np.maximum(degree, 1.0)))
-    start_vector = np.random.default_rng(0).standard_normal(links.shape[0])
-    _, vectors = eigsh(scale @ links @ scale, k=n_components, which="LA", v0=start_vector)
-    return (vectors - vectors.mean(axis=0)) / vectors.std(axis=0)
 
 
 def netmf_vectors(adjacency, n_components=128):
