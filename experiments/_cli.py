@@ -218,40 +218,55 @@ def _command_rare_classes(args, notes):
 
 def _command_comparison(args, notes):
     """``table comparison``: measure the missing cells, then draw the tables from all."""
-    import time
-    from pathlib import Path
-
     from experiments import _comparison, _comparison_report
     from experiments._comparison_plot import plot_comparison
 
-    out = Path(args.out or "docs/results")
-    cells_path = Path(args.cache) if args.cache else out / "comparison-cells.jsonl"
-    seed = _comparison.SEALED_SEED if args.seed is None else args.seed
-    methods, protocols = _comparison_choice(args, _comparison.COMPARISON_PROTOCOLS)
-    if not args.cached_only:
-        deadline = None if args.minutes is None else time.time() + 60 * args.minutes
-        _comparison.run_comparison(cells_path, protocols, methods, seed, args.data_home,
-                                   args.device, args.workers, deadline, notes.progress,
-                                   args.datasets)
-    cells = list(_comparison.load_cells(cells_path).values())
-    cells = [cell for cell in cells if cell["seed"] == seed]
+    out, cells_path, seed = _measure_comparison(args, notes, "comparison-cells.jsonl",
+                                                _comparison.COMPARISON_PROTOCOLS)
+    cells = _seed_cells(cells_path, seed)
     if not cells:
         raise ValueError(f"no measured cell of seed {seed} in {cells_path}; run without "
                          f"--cached-only, with --data-home naming the datasets' folder")
     # the rerun that split the fixed splits' accuracy by twins: <name>-twins-cells.jsonl
     twins_path = cells_path.with_name(cells_path.name.replace("-cells", "-twins-cells"))
-    twins = [] if twins_path == cells_path else [
-        cell for cell in _comparison.load_cells(twins_path).values() if cell["seed"] == seed]
+    twins = [] if twins_path == cells_path else _seed_cells(twins_path, seed)
     # the rows without node attributes: <name>-structure-cells.jsonl beside it
     structure_path = cells_path.with_name(cells_path.name.replace("-cells",
                                                                   "-structure-cells"))
-    structure = [] if structure_path == cells_path else [
-        cell for cell in _comparison.load_cells(structure_path).values()
-        if cell["seed"] == seed]
+    structure = [] if structure_path == cells_path else _seed_cells(structure_path, seed)
     markdown = _comparison_report.format_comparison(cells, seed, twins, structure)
     _report("comparison", _comparison_report.summarize(cells), markdown, out)
     _draw(notes, "figure", plot_comparison, cells, out / "comparison.png")
     return 0
+
+
+def _measure_comparison(args, notes, cells_name, known_protocols, **rows):
+    """Measure the missing cells of a comparison table (unless ``--cached-only``) into
+    ``--cache`` or ``<out>/<cells_name>``; returns ``(out, cells_path, seed)``. ``rows``:
+    the keyword arguments of :func:`~experiments._comparison.run_comparison` that choose
+    the table's rows and splits."""
+    import time
+    from pathlib import Path
+
+    from experiments import _comparison
+
+    out = Path(args.out or "docs/results")
+    cells_path = Path(args.cache) if args.cache else out / cells_name
+    seed = _comparison.SEALED_SEED if args.seed is None else args.seed
+    methods, protocols = _comparison_choice(args, known_protocols)
+    if not args.cached_only:
+        deadline = None if args.minutes is None else time.time() + 60 * args.minutes
+        _comparison.run_comparison(cells_path, protocols, methods, seed, args.data_home,
+                                   args.device, args.workers, deadline, notes.progress,
+                                   args.datasets, **rows)
+    return out, cells_path, seed
+
+
+def _seed_cells(path, seed):
+    """The cells of a comparison cells file measured on ``seed``."""
+    from experiments import _comparison
+
+    return [cell for cell in _comparison.load_cells(path).values() if cell["seed"] == seed]
 
 
 def _comparison_choice(args, known_protocols):
@@ -274,23 +289,12 @@ def _command_comparison_structure(args, notes):
     and CiteSeer without theirs), measured into their own cells file, method by method in
     the order given and split by split (the first ``--trials`` splits), then their
     section of the comparison page (``<out>/comparison-structure.md``)."""
-    import time
-    from pathlib import Path
-
     from experiments import _comparison, _comparison_report
 
-    out = Path(args.out or "docs/results")
-    cells_path = Path(args.cache) if args.cache else out / "comparison-structure-cells.jsonl"
-    seed = _comparison.SEALED_SEED if args.seed is None else args.seed
-    methods, protocols = _comparison_choice(args, _comparison.STRUCTURE_PROTOCOLS)
-    if not args.cached_only:
-        deadline = None if args.minutes is None else time.time() + 60 * args.minutes
-        _comparison.run_comparison(cells_path, protocols, methods, seed, args.data_home,
-                                   args.device, args.workers, deadline, notes.progress,
-                                   args.datasets, n_splits=args.trials,
-                                   rows=_comparison.STRUCTURE_PROTOCOLS)
-    cells = [cell for cell in _comparison.load_cells(cells_path).values()
-             if cell["seed"] == seed]
+    out, cells_path, seed = _measure_comparison(
+        args, notes, "comparison-structure-cells.jsonl", _comparison.STRUCTURE_PROTOCOLS,
+        n_splits=args.trials, rows=_comparison.STRUCTURE_PROTOCOLS)
+    cells = _seed_cells(cells_path, seed)
     markdown = "\n".join(_comparison_report.format_structure(cells, seed))
     _report("comparison-structure", _comparison_report.summarize(cells), markdown, out)
     return 0
