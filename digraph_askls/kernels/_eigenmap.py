@@ -102,7 +102,7 @@ def leading_eigenvectors(matrix, k, random_state=0, tol=RESIDUAL_TOL, max_iter=3
 
     Examples
     --------
-    >>> from scipy import linalg, sparse
+    >>> from scipy import sparse
     >>> M = sparse.diags_array([np.linspace(-1, 1, 400)], offsets=[0]).tocsr()
     >>> values, vectors = leading_eigenvectors(M, 5, tol=1e-8)
     >>> np.round(values, 3)
