@@ -692,6 +692,7 @@ def format_structure(cells, seed=SEALED_SEED):
     True
     """
     from ._comparison_peers import FEATURELESS_INPUT
+    from ._comparison_robust import format_robustness
 
     index = {(r["protocol"], r["graph"], r["method"]): r for r in summarize(cells)}
     lines = [
@@ -727,7 +728,8 @@ def format_structure(cells, seed=SEALED_SEED):
               f"once at least {MIN_PEERS} peers have them (the comparison's verdict rule); "
               "*pending*: the default's cells of the row are not measured yet.", ""]
     if paired:
-        lines += [*_paired_table(paired)]
+        robust = format_robustness(cells, rows=STRUCTURE_PROTOCOLS)
+        lines += [*_paired_table(paired), *([""] + robust if robust else [])]
     else:
         lines.append("No row paired yet.")
     return lines + [""]

@@ -31,16 +31,18 @@ PEER_KINDS = {"MLP": "multilayer perceptron", "label propagation": "label propag
               "C&S": "C&S"}
 
 
-def _rows(cells, corrected, pick, holm_correction=True):
+def _rows(cells, corrected, pick, holm_correction=True, rows=None):
     return [row for row in paired_rows(cells, pick=pick,
                                        corrected=CORRECTED if corrected else (),
-                                       holm_correction=holm_correction)
+                                       holm_correction=holm_correction, rows=rows)
             if row["verdict"] != "not judged"]
 
 
-def analyses(cells):
+def analyses(cells, rows=None):
     """The headline's verdicts under every analysis of :data:`ANALYSES` (Holm's correction
-    over the judged rows), then row by row without it.
+    over the judged rows), then row by row without it. ``rows``: the table's graphs of
+    each protocol, Holm's family (:func:`~._comparison_report.paired_rows`; default the
+    attributed comparison's).
 
     Returns
     -------
@@ -63,16 +65,16 @@ def analyses(cells):
     """
     found = []
     for (name, corrected, pick), holm_correction in itertools.product(ANALYSES, (True, False)):
-        rows = _rows(cells, corrected, pick, holm_correction)
+        judged = _rows(cells, corrected, pick, holm_correction, rows)
         found.append({
             "name": name, "holm": holm_correction,
-            **{verdict: sum(row["verdict"] == verdict for row in rows)
+            **{verdict: sum(row["verdict"] == verdict for row in judged)
                for verdict in ("ahead", "level", "behind")},
-            "rows_ahead": [f"{row['graph']} {row['protocol']}" for row in rows
+            "rows_ahead": [f"{row['graph']} {row['protocol']}" for row in judged
                            if row["verdict"] == "ahead"],
             "rows_behind": [f"{row['graph']} {row['protocol']} ({row['peer']}, "
                             f"{row['difference']:+.3f}, p {row['p']:.2g})"
-                            for row in rows if row["verdict"] == "behind"]})
+                            for row in judged if row["verdict"] == "behind"]})
     return found
 
 
@@ -110,12 +112,32 @@ def _span(low, high):
     return str(low) if low == high else f"{low} to {high}"
 
 
-def format_robustness(cells):
+def _peers_text(kinds):
+    """The peers of the judged rows in words, by kind (:func:`peer_kinds`).
+
+    >>> _peers_text({"peers": (8, 8), "graph neural network": (6, 6),
+    ...              "multilayer perceptron": (0, 0), "label propagation": (1, 1),
+    ...              "C&S": (1, 1)})
+    'the best of 8 tuned peers per row (6 graph neural networks, label propagation and C&S, a linear model whose errors are propagated)'
+    """
+    names = {"multilayer perceptron": "a multilayer perceptron",
+             "graph neural network": f"{_span(*kinds['graph neural network'])} graph neural "
+                                     "networks",
+             "label propagation": "label propagation",
+             "C&S": "C&S, a linear model whose errors are propagated"}
+    parts = [text + ("" if kinds[kind][0] else " (on some rows)")
+             for kind, text in names.items() if kinds[kind][1]]
+    listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+    return f"the best of {_span(*kinds['peers'])} tuned peers per row ({listed})"
+
+
+def format_robustness(cells, rows=None):
     """The headline's claim and the table of analyses under it (markdown lines), drawn
     from the cells of the headline's rows (the graphs with duplicated pages aside); no
-    lines when no row is judged."""
+    lines when no row is judged. ``rows``: the table's graphs of each protocol (default
+    the attributed comparison's, whose closing paragraph names how to rerun its cells)."""
     cells, _ = split_duplicated(cells)
-    found = analyses(cells)
+    found = analyses(cells, rows)
     kinds = peer_kinds(cells)
     with_holm = [entry for entry in found if entry["holm"]]
     without = [entry for entry in found if not entry["holm"]]
@@ -125,9 +147,7 @@ def format_robustness(cells):
         return []
     never_behind = all(entry["behind"] == 0 for entry in with_holm)
     ahead = [entry["ahead"] for entry in with_holm]
-    peers = (f"the best of {_span(*kinds['peers'])} tuned peers per row (a multilayer "
-             f"perceptron, {_span(*kinds['graph neural network'])} graph neural networks, "
-             "label propagation and C&S, a linear model whose errors are propagated)")
+    peers = _peers_text(kinds)
     claim = (f"Never behind {peers}, on the {judged} judged rows under each of the four "
              "analyses below" if never_behind else
              f"Behind on at least one row under some analysis below, against {peers}")
@@ -150,10 +170,11 @@ def format_robustness(cells):
                  f"{'every' if all(e['rows_behind'] for e in without) else 'some'} "
                  f"such analysis: {'; '.join(behind)}."
                  if behind else "none is behind."),
-              "",
-              "The default's cells of several rows were measured more than once, each time "
-              "after a change of the library; how often, row by row, is in `history.md` "
-              "(*How often each sealed row was measured*), and `python -m experiments "
-              "verify comparison` reruns them on the current code and lists those that "
-              "differ.", ""]
+              ""]
+    if rows is None:
+        lines += ["The default's cells of several rows were measured more than once, each "
+                  "time after a change of the library; how often, row by row, is in "
+                  "`history.md` (*How often each sealed row was measured*), and `python -m "
+                  "experiments verify comparison` reruns them on the current code and lists "
+                  "those that differ.", ""]
     return lines

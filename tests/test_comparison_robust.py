@@ -66,3 +66,21 @@ def test_the_peers_are_counted_by_kind():
     assert kinds["peers"] == (8, 8) and kinds["graph neural network"] == (5, 5)
     assert kinds["multilayer perceptron"] == kinds["C&S"] == kinds["label propagation"] \
         == (1, 1)
+
+
+def test_the_rows_without_attributes_carry_their_own_analyses_and_peers():
+    from experiments._comparison_report import format_structure
+
+    rng = np.random.default_rng(3)
+    peer = 0.80 + rng.normal(0, 0.01, 10)
+    cells = [{**cell, "graph": "polblogs", "seed": 1, "seconds": 1.0, "commit": "abc1234"}
+             for cell in _cells("20 per class", peer + rng.normal(0, 0.01, 10), peer)
+             if cell["method"] != "MLP"]
+    cells += [{**cell, "method": "Dir-GNN"} for cell in cells if cell["method"] == "SGC"]
+    text = "\n".join(format_structure(cells, seed=1))
+    assert "### What holds under every analysis" in text
+    assert ("Never behind the best of 8 tuned peers per row (6 graph neural networks, "
+            "label propagation and C&S") in text
+    assert "multilayer perceptron" not in text and "verify comparison" not in text
+    # the attributed comparison's rows are not this table's: nothing judged there
+    assert all(entry["ahead"] + entry["level"] == 0 for entry in analyses(cells))
