@@ -62,3 +62,13 @@ def test_page_shows_every_row_and_the_published_figures():
     page = _long_tail.format_long_tail(cells, 5)
     assert "| AsK-LS balanced | 0.70" in page and "| reference |" in page
     assert "GraphENS 0.709 / 0.709" in page and "arXiv 2303.10371v2" in page
+
+
+def test_page_names_the_commit_of_each_row_and_how_often_it_was_measured():
+    cells = _cells({"AsK-LS balanced": 0.70, "GCN": 0.60})
+    for cell in cells:
+        if cell["method"] == "AsK-LS balanced":
+            cell["commit"] = "0123456789abcdef"
+    page = _long_tail.format_long_tail(cells, 5)
+    assert "AsK-LS balanced: 0123456 (measured twice, for the same reason)" in page
+    assert "GCN: no commit recorded (measured once)" in page
