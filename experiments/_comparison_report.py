@@ -368,9 +368,11 @@ def _paired_table(rows, mine="default"):
     judged = sum(counts.values())
     partial = len(rows) - judged
     lines += ["", f"Ahead on {counts['ahead']} of {judged} rows, level on "
-              f"{counts['level']}, behind on {counts['behind']}. ¹ The dataset's own splits, "
-              "seen during development (not sealed); the other rows are sealed draws "
-              "(seed 7340611)."]
+              f"{counts['level']}, behind on {counts['behind']}."
+              + (" ¹ The dataset's own splits, seen during development (not sealed); the "
+                 "other rows are sealed draws (seed 7340611)."
+                 if any(not row["sealed"] for row in rows) else
+                 " Every row is on sealed draws (seed 7340611).")]
     if partial:
         lines[-1] += (f" † Not judged: {partial} row(s) with fewer than {MIN_PEERS} peers run "
                       "on every split so far, out of Holm's family and the counts.")

@@ -82,5 +82,7 @@ def test_the_rows_without_attributes_carry_their_own_analyses_and_peers():
     assert ("Never behind the best of 8 tuned peers per row (6 graph neural networks, "
             "label propagation and C&S") in text
     assert "multilayer perceptron" not in text and "verify comparison" not in text
+    # every structure-only row is a sealed draw: no footnote of the datasets' own splits
+    assert "Every row is on sealed draws" in text and "own splits, seen" not in text
     # the attributed comparison's rows are not this table's: nothing judged there
     assert all(entry["ahead"] + entry["level"] == 0 for entry in analyses(cells))
