@@ -191,3 +191,67 @@ def test_evaluation_hands_the_validation_nodes_to_the_classifier(fitted):
         splits=[((0, 0), train, test)], valid=[valid], features=features, verbose=False)
     assert results.micro_f1[0] == np.mean(model.predict(test) == labels[test])
     assert results.gammas[0] == model.selection_["gamma"]
+
+
+def test_each_kernels_block_is_formed_once_for_all_its_gammas(monkeypatch):
+    """Candidates ranked on a sample are scored on every labelled node at their gamma:
+    fitted kernel by kernel, each kernel's training block is formed (and decomposed) once
+    for all its gammas, with the answers of forming it again for each."""
+    from digraph_askls.models.selection import _cache, _search
+    from digraph_askls.models.selection._policy import SelectionPolicy
+
+    made, asked = [], []
+
+    class Counting(_cache.BlockMemo):
+        def dense(self, kernel, form):
+            asked.append(id(kernel))
+            return super().dense(kernel, lambda: made.append(("dense", id(kernel))) or form())
+
+        def decomposition(self, kernel, build):
+            asked.append(id(kernel))
+            return super().decomposition(
+                kernel, lambda: made.append(("decomposition", id(kernel))) or build())
+
+    monkeypatch.setattr(_cache, "BlockMemo", Counting)
+    adjacency, labels, known, features, train, valid = problem()
+    policy = SelectionPolicy(racing_sample=10)      # 24 fitted nodes: ranked on 10
+    kept = NodeClassifier(random_state=0, policy=policy).fit(
+        adjacency, known, features=features, valid=valid)
+    assert kept.selection_["engine"] == "validation"
+    assert len(asked) > len(set(asked))               # a kernel at several gammas
+    assert made and len(made) == len(set(made))       # ... each block made once
+
+    class Forgetful(_cache.BlockMemo):
+        def dense(self, kernel, form):
+            return form()
+
+        def decomposition(self, kernel, build):
+            return build()
+
+    monkeypatch.setattr(_cache, "BlockMemo", Forgetful)
+    monkeypatch.setattr(_search, "kernel_major", lambda c: list(range(len(c))))
+    again = NodeClassifier(random_state=0, policy=policy).fit(
+        adjacency, known, features=features, valid=valid)
+    np.testing.assert_array_equal(kept.predict_proba(), again.predict_proba())
+    assert kept.cv_results_["mean_test_score"] == again.cv_results_["mean_test_score"]
+
+
+def test_the_order_of_fitting_leaves_the_choice_and_its_ties():
+    from digraph_askls.models.selection._validation import choose_on_validation
+
+    codes = np.array([0, 0, 1, 1, 1])
+    candidates = [("k", 1.0, "joint"), ("w", 0.1, "joint"), ("k", 0.1, "joint"),
+                  ("v", 1.0, "blend")]
+    fitted = []
+
+    def fit_one(recipe, gamma, merge):
+        fitted.append((recipe, gamma))
+        return (recipe, gamma), np.full(5, int(recipe in "wv"))     # w and v tie
+    answers = [choose_on_validation(candidates, fit_one, codes, random_state=0, order=order)
+               for order in (None, [0, 2, 1, 3], [3, 2, 1, 0])]
+    assert fitted[4:8] == [("k", 1.0), ("k", 0.1), ("w", 0.1), ("v", 1.0)]
+    for model, selection, rows in answers:
+        assert model == ("w", 0.1)               # the first listed of the tied best
+        assert rows["rank_test_score"] == answers[0][2]["rank_test_score"]
+    with pytest.raises(ValueError, match="each of the 4 candidates"):
+        choose_on_validation(candidates, fit_one, codes, order=[0, 0, 1, 2])

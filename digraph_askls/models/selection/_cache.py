@@ -13,7 +13,10 @@ computing them again):
   stacker that the estimators of the joint and blended merges both fit on them;
 - the out-of-fold scores on every labelled node of a kernel ranked on a sample, by
   kernel and gamma;
-- the kernel blocks between the validation nodes and the fitted nodes, by kernel.
+- the kernel blocks between the validation nodes and the fitted nodes, by kernel;
+- the dense training block and its decomposition of the last kernel scored on every
+  labelled node (:class:`~._engines.BlockMemo`): the candidates are fitted kernel by
+  kernel, so each kernel's block is formed and decomposed once for all its gammas.
 
 While it is ``judging``, a search fits its one merge's estimator and no more: the merge's
 cross-validation, the estimate of the score, ``selection_`` and ``cv_results_`` serve the
@@ -22,6 +25,8 @@ engine and scores). The probability calibrator is fitted while judging only wher
 validation score reads the probabilities (``calibrate``): the plain accuracy judges the
 merge's arg-max, which the calibrator does not move.
 """
+
+from ._engines import BlockMemo
 
 __all__ = ["SearchCache"]
 
@@ -49,6 +54,7 @@ class SearchCache:
         self._views = {}
         self._joint = {}
         self._on_all = {}
+        self.blocks = BlockMemo()
 
     def engine(self, recipe, build):
         """The engine of ``recipe`` (``build()`` the first time), remembering the
@@ -96,4 +102,5 @@ class SearchCache:
         """The same cache for a search that fits its configuration in full."""
         full = SearchCache(judging=False, calibrate=True)
         full._engines, full._views, full._on_all = self._engines, self._views, self._on_all
+        full.blocks = self.blocks
         return full

@@ -29,8 +29,8 @@ from .._folds import coarsen_folds
 from ._out_of_fold import (cholesky_out_of_fold, solved_out_of_fold, spectral_out_of_fold,
                            walk_out_of_fold)
 
-__all__ = ["Engine", "SolvedEngine", "SpectralEngine", "WalkEngine", "block_route", "engine_for",
-           "on_every_node", "thin_maps_on", "winner_on_all"]
+__all__ = ["BlockMemo", "Engine", "SolvedEngine", "SpectralEngine", "WalkEngine", "block_route",
+           "engine_for", "on_every_node", "thin_maps_on", "winner_on_all"]
 
 logger = logging.getLogger(__name__)
 
@@ -237,11 +237,58 @@ def walk_folds(K, folds, codes, policy):
     return coarsen_folds(folds, max(2, affordable))
 
 
-def on_every_node(kernel, gammas, fallback, all_train, codes, folds, settings, policy):
+class BlockMemo:
+    """The training block of the last kernel scored on every labelled node, dense and
+    decomposed, each made once for all the gammas it is scored at in a row.
+
+    Valid among calls of :func:`on_every_node` on the same labelled nodes, folds and
+    weights (one ``fit(valid=...)``: its candidates are fitted kernel by kernel). One
+    kernel's block is kept at a time, so no more memory is held than while that kernel
+    is scored; another kernel's block replaces it. The same arrays serve every gamma, so
+    the numbers are those of forming and decomposing the block again.
+
+    Examples
+    --------
+    >>> memo, made = BlockMemo(), []
+    >>> kernel = object()
+    >>> memo.dense(kernel, lambda: made.append(1) or "K") == memo.dense(kernel, list)
+    True
+    >>> memo.dense(object(), lambda: "K2"), len(made)        # another kernel: formed anew
+    ('K2', 1)
+    """
+
+    def __init__(self):
+        self._kernel, self._dense, self._decomposition = None, None, None
+
+    def _of(self, kernel):
+        if self._kernel is not kernel:
+            self._kernel, self._dense, self._decomposition = kernel, None, None
+
+    def dense(self, kernel, form):
+        """The dense training block of ``kernel`` (``form()`` the first time)."""
+        self._of(kernel)
+        if self._dense is None:
+            self._dense = form()
+        return self._dense
+
+    def decomposition(self, kernel, build):
+        """The decomposition of ``kernel``'s training block (``build()`` the first
+        time)."""
+        self._of(kernel)
+        if self._decomposition is None:
+            self._decomposition = build()
+        return self._decomposition
+
+
+def on_every_node(kernel, gammas, fallback, all_train, codes, folds, settings, policy,
+                  memo=None):
     """A kernel ranked on a sample, scored on every labelled node: the out-of-fold scores
     at each of ``gammas`` from one decomposition of the training block where it has thin
     maps or is small enough (a gamma at which a system is singular is left out), else, or
     where every gamma was singular, a damped solve per fold at ``fallback``.
+
+    ``memo`` (a :class:`BlockMemo`), when given, keeps the kernel's dense training block
+    and its decomposition for the next call with the same kernel at another gamma.
 
     Returns
     -------
@@ -249,20 +296,23 @@ def on_every_node(kernel, gammas, fallback, all_train, codes, folds, settings, p
         ``engine`` is None for the decomposition's scores and ``"solved"`` for the
         solve's.
     """
+    memo = BlockMemo() if memo is None else memo
     train_kernel = restrict_kernel(kernel, all_train, all_train)
     weights = settings.node_weights(codes)
     scored = []
     formed = None
     how = block_route(train_kernel, policy, len(gammas), walks=False)
     if how == "cholesky":
-        scored, formed = _factorised(train_kernel, gammas[0], codes, folds, weights)
+        scored, formed = _factorised(train_kernel, gammas[0], codes, folds, weights,
+                                     form=lambda: memo.dense(kernel, lambda: (
+                                         dense_training_block(train_kernel))))
         if scored:
             return scored
         how = block_route(train_kernel, policy, walks=False)
     if how == "spectral":
-        decomposition = (decompose(train_kernel, for_folds=True, weights=weights)
-                         if formed is None else
-                         decompose_dense(formed, for_folds=True, weights=weights))
+        decomposition = memo.decomposition(kernel, lambda: (
+            decompose(train_kernel, for_folds=True, weights=weights) if formed is None
+            else decompose_dense(formed, for_folds=True, weights=weights)))
         for gamma in gammas:
             try:
                 scored.append((gamma, spectral_out_of_fold(decomposition, codes, gamma,
@@ -291,15 +341,16 @@ def _factorable(train_kernel, policy):
             and m <= 2 * policy.spectral_max_train)
 
 
-def _factorised(train_kernel, gamma, codes, folds, weights=None):
+def _factorised(train_kernel, gamma, codes, folds, weights=None, form=None):
     """``[(gamma, OutOfFold, None)]`` from one Cholesky factorisation where the block is
     symmetric (:func:`~._out_of_fold.cholesky_out_of_fold`); ``[]`` where it is
     not symmetric, or not positive definite at ``gamma`` (the caller decomposes). Also
-    the dense block, for the caller to decompose without forming it again."""
+    the dense block, for the caller to decompose without forming it again. ``form()``
+    gives the dense block (default: formed from ``train_kernel``)."""
     m = train_kernel.shape[0]
     check_dense_allocation((3, m, m), what=f"the factorisation of a {m} x {m} training "
                                            f"kernel")
-    K = dense_training_block(train_kernel)
+    K = dense_training_block(train_kernel) if form is None else form()
     if not is_symmetric(K):
         return [], K
     try:
@@ -310,10 +361,10 @@ def _factorised(train_kernel, gamma, codes, folds, weights=None):
         return [], K
 
 
-def winner_on_all(kernel, gamma, all_train, codes, folds, settings, policy):
+def winner_on_all(kernel, gamma, all_train, codes, folds, settings, policy, memo=None):
     """The winner ranked on a sample, scored on every labelled node at its gamma
-    (:func:`on_every_node`). The out-of-fold scores and the engine's name (None: the
-    decomposition's)."""
+    (:func:`on_every_node`, ``memo`` passed on). The out-of-fold scores and the engine's
+    name (None: the decomposition's)."""
     (_, oof, engine), = on_every_node(kernel, (gamma,), gamma, all_train, codes, folds,
-                                      settings, policy)
+                                      settings, policy, memo)
     return oof, engine

@@ -44,7 +44,7 @@ from ._multilabel import select_multilabel
 from ._results import SearchResult
 from ._select import merges_for, select_kernel
 from ._single import fit_fixed
-from ._validation import choose_on_validation, validation_candidates
+from ._validation import choose_on_validation, kernel_major, validation_candidates
 
 __all__ = ["Problem", "SearchResult", "SearchSpace", "route", "search"]
 
@@ -192,7 +192,8 @@ def _on_validation(space, problem, ranked):
         candidates, fit_one, problem.valid_codes,
         random_state=problem.settings.random_state,
         interval_max=problem.policy.estimate_interval_max,
-        verbose=problem.settings.verbose, scoring=problem.scoring)
+        verbose=problem.settings.verbose, scoring=problem.scoring,
+        order=kernel_major(candidates))
     result = search(SearchSpace((recipe,), gamma, merge),
                     quiet._replace(cache=cache.fitting()))
     return result._replace(selection=selection, cv_results=cv_results)

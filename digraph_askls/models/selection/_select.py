@@ -309,7 +309,8 @@ def _on_all(best, search):
     (:func:`~._engines.winner_on_all`), once per kernel and gamma of a search cache."""
     def score():
         return winner_on_all(best.built, best.gamma, search.train, search.codes,
-                             search.folds, search.settings, search.policy)
+                             search.folds, search.settings, search.policy,
+                             None if search.cache is None else search.cache.blocks)
     return score() if search.cache is None else search.cache.on_all(best.built, best.gamma,
                                                                      score)
 

@@ -24,7 +24,7 @@ from ._estimate import bootstrap_bias_corrected, estimate_rng
 from ._results import RANK_TIES, ResultsTable, selection_record
 from ._scoring import ProbabilityRows
 
-__all__ = ["choose_on_validation", "validation_candidates"]
+__all__ = ["choose_on_validation", "kernel_major", "validation_candidates"]
 
 
 def validation_candidates(rows, selection, merges_of):
@@ -67,8 +67,25 @@ def validation_candidates(rows, selection, merges_of):
     return candidates
 
 
+def kernel_major(candidates):
+    """The positions of ``candidates`` in the order that fits them kernel by kernel:
+    every candidate of a recipe after the first one's, the recipes in the order they
+    first appear, each recipe's candidates in their own order (so that a kernel's block
+    is formed and decomposed once for all its gammas, :class:`~._engines.BlockMemo`).
+
+    Examples
+    --------
+    >>> kernel_major([("a", 1.0, "joint"), ("b", 1.0, "joint"), ("a", 0.1, "joint")])
+    [0, 2, 1]
+    """
+    first = {}
+    for position, (recipe, _, _) in enumerate(candidates):
+        first.setdefault(id(recipe), position)
+    return sorted(range(len(candidates)), key=lambda p: first[id(candidates[p][0])])
+
+
 def choose_on_validation(candidates, fit_one, valid_codes, *, random_state=None,
-                         interval_max=np.inf, verbose=False, scoring=None):
+                         interval_max=np.inf, verbose=False, scoring=None, order=None):
     """Fit every candidate, score it on the validation nodes, keep the best.
 
     Parameters
@@ -90,6 +107,10 @@ def choose_on_validation(candidates, fit_one, valid_codes, *, random_state=None,
         A progress bar over the candidates.
     scoring : Scoring, optional
         The criterion (:class:`~._scoring.Scoring`); None: the accuracy.
+    order : list of int, optional
+        The order in which to fit the candidates (positions in ``candidates``, for
+        example :func:`kernel_major`); None: their own. It changes what is computed when,
+        not the answer: ties still go to the candidate listed first.
 
     Returns
     -------
@@ -118,14 +139,22 @@ def choose_on_validation(candidates, fit_one, valid_codes, *, random_state=None,
     if not candidates:
         raise ValueError("expected at least one configuration to judge, got none")
     by_score = scoring is not None and not scoring.is_accuracy
-    held, values, seconds, best, best_model = [], [], [], None, None
-    for position, (recipe, gamma, merge) in enumerate(tqdm(
-            candidates, desc="validation", disable=not verbose, leave=False)):
+    order = list(range(len(candidates))) if order is None else list(order)
+    if sorted(order) != list(range(len(candidates))):
+        raise ValueError(f"order must list each of the {len(candidates)} candidates' "
+                         f"positions once, got {order}")
+    fitted = {}
+    for position in tqdm(order, desc="validation", disable=not verbose, leave=False):
         start = time.perf_counter()
-        model, predicted = fit_one(recipe, gamma, merge)
-        seconds.append(time.perf_counter() - start)
-        held.append(np.asarray(predicted) if by_score
+        model, predicted = fit_one(*candidates[position])
+        held_one = (np.asarray(predicted) if by_score
                     else np.asarray(predicted) == valid_codes)
+        fitted[position] = (model, held_one, time.perf_counter() - start)
+    held, values, seconds, best, best_model = [], [], [], None, None
+    for position in range(len(candidates)):     # ties: the candidate listed first
+        model, held_one, elapsed = fitted.pop(position)
+        held.append(held_one)
+        seconds.append(elapsed)
         values.append(scoring(valid_codes, held[-1]) if by_score else held[-1].mean())
         if best is None or values[-1] > values[best]:
             best, best_model = position, model
