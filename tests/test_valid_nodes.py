@@ -221,14 +221,8 @@ def test_each_kernels_block_is_formed_once_for_all_its_gammas(monkeypatch):
     assert len(asked) > len(set(asked))               # a kernel at several gammas
     assert made and len(made) == len(set(made))       # ... each block made once
 
-    class Forgetful(_cache.BlockMemo):
-        def dense(self, kernel, form):
-            return form()
-
-        def decomposition(self, kernel, build):
-            return build()
-
-    monkeypatch.setattr(_cache, "BlockMemo", Forgetful)
+    # no memo: each scoring forms and decomposes its block itself, as ranked
+    monkeypatch.setattr(_cache, "BlockMemo", lambda: None)
     monkeypatch.setattr(_search, "kernel_major", lambda c: list(range(len(c))))
     again = NodeClassifier(random_state=0, policy=policy).fit(
         adjacency, known, features=features, valid=valid)
