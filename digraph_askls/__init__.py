@@ -16,7 +16,7 @@ __version__ = "0.1.0"
 
 #: Public names, imported from their module on first use.
 _LAZY = {name: "models" for name in ("AsKLSClassifier", "KernelViews", "LSSVMClassifier",
-                                     "NodeClassifier")}
+                                     "NodeClassifier", "SelfTrainingNodeClassifier")}
 #: Deprecated names: still importable until removed, no longer listed.
 _DEPRECATED = {"NodeClassifierCV": "models._node_cv"}
 
@@ -28,6 +28,7 @@ __all__ = [
     "KernelViews",
     "LSSVMClassifier",
     "NodeClassifier",
+    "SelfTrainingNodeClassifier",
     "__version__",
 ]
 

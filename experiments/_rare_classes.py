@@ -41,7 +41,8 @@ __all__ = ["PUBLISHED_RARE", "RARE_GRAPHS", "RARE_METHODS", "format_rare_classes
            "run_rare_classes"]
 
 RARE_GRAPHS = ("cora", "citeseer")
-RARE_METHODS = ("AsK-LS balanced", "GCN re-weighted")
+RARE_METHODS = ("AsK-LS balanced", "AsK-LS balanced, self-trained", "GCN re-weighted",
+                "GCN re-weighted, self-trained")
 
 #: The base seed of the published trials: trial ``t`` draws its minority nodes with
 #: ``numpy.random.default_rng([RARE_SEED, t])``. Development used seed 0 and half of the
@@ -85,12 +86,12 @@ def _balanced_weights(labels, n_classes):
                                                 * np.maximum(counts, 1)), 0.0)
 
 
-def _run_askls(graph, train, valid, test, trial):
+def _run_askls(graph, train, valid, test, trial, self_trained=False):
     import warnings
 
     from threadpoolctl import threadpool_limits
 
-    from digraph_askls import NodeClassifier
+    from digraph_askls import NodeClassifier, SelfTrainingNodeClassifier
 
     from ._cells import params_digest
 
@@ -100,14 +101,23 @@ def _run_askls(graph, train, valid, test, trial):
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = NodeClassifier(class_weight="balanced", scoring="balanced_accuracy",
-                               random_state=trial).fit(graph.adjacency, known,
-                                                       features=graph.features, valid=valid)
+                               random_state=trial)
+        if self_trained:
+            model = SelfTrainingNodeClassifier(model)
+        model.fit(graph.adjacency, known, features=graph.features, valid=valid)
         predicted = model.predict(test)
+    extra = {}
+    if self_trained:
+        extra = {"n_pseudo_labels": len(model.pseudo_labels_),
+                 "pseudo_label_accuracy": float(np.mean(
+                     [graph.labels[node] == label
+                      for node, label in model.pseudo_labels_.items()]))}
+        model = model.estimator_
     selection = model.selection_
     return predicted, {"config": {"kernel": " ".join(repr(selection.get("kernel")).split()),
                                   "gamma": selection.get("gamma"),
                                   "merge": selection.get("merge")},
-                       "params_digest": params_digest(model)}
+                       "params_digest": params_digest(model), **extra}
 
 
 class _SparseInputs:
@@ -163,30 +173,32 @@ class _SparseInputs:
         return torch.nn.ModuleList([first, second]), scores
 
 
-def _train_gcn(inputs, config, fit, valid, weight, seed):
-    """One re-weighted GCN; returns (validation balanced accuracy, predictions, epoch) at
-    its best epoch (the first of the best)."""
+def _train_gcn(inputs, config, fit, valid, weight, seed, y=None):
+    """One re-weighted GCN; returns (validation balanced accuracy, predictions, epoch,
+    class probabilities of every node) at its best epoch (the first of the best). ``y``:
+    the training targets of every node (None: the graph's labels)."""
     torch = inputs.torch
+    y = inputs.y if y is None else y
     torch.manual_seed(seed)
     model, scores = inputs.model(config["hidden"], config["dropout"])
     optimizer = torch.optim.Adam(model.parameters(), lr=config["lr"],
                                  weight_decay=config["weight_decay"])
     truth = inputs.y[valid].numpy()
-    best, best_epoch, predicted = -1.0, 0, None
+    best, best_epoch, predicted, proba = -1.0, 0, None, None
     for epoch in range(1, GCN_TRAINING["max_epochs"] + 1):
         optimizer.zero_grad()
-        loss = torch.nn.functional.cross_entropy(scores(True)[fit], inputs.y[fit],
-                                                 weight=weight)
+        loss = torch.nn.functional.cross_entropy(scores(True)[fit], y[fit], weight=weight)
         loss.backward()
         optimizer.step()
         with torch.no_grad():
-            guess = scores(False).argmax(1).numpy()
+            output = scores(False)
+            guess = output.argmax(1).numpy()
         score = _balanced(truth, guess[valid.numpy()])
         if score > best:
-            best, best_epoch, predicted = score, epoch, guess
+            best, best_epoch, predicted, proba = score, epoch, guess, output
         elif epoch - best_epoch >= GCN_TRAINING["patience"]:
             break
-    return best, predicted, best_epoch
+    return best, predicted, best_epoch, torch.softmax(proba, dim=1).numpy()
 
 
 def _balanced(truth, predicted):
@@ -195,25 +207,51 @@ def _balanced(truth, predicted):
     return float(balanced_accuracy_score(truth, predicted))
 
 
-def _run_gcn(graph, train, valid, test, seed):
+def _tuned_gcn(inputs, train, targets, held, seed):
+    """The grid's GCN of best validation balanced accuracy, trained on ``train`` with
+    ``targets`` (every node's): (score, predictions, epoch, config, probabilities)."""
+    torch = inputs.torch
+    weight = torch.as_tensor(_balanced_weights(targets[train].numpy(), inputs.n_classes),
+                             dtype=torch.float32)
+    fit = torch.as_tensor(train, dtype=torch.int64)
+    best = None
+    for config in GCN_GRID:
+        score, predicted, epoch, proba = _train_gcn(inputs, config, fit, held, weight, seed,
+                                                    targets)
+        if best is None or score > best[0]:
+            best = (score, predicted, epoch, config, proba)
+    return best
+
+
+def _run_gcn(graph, train, valid, test, seed, self_trained=False):
+    """The tuned re-weighted GCN; ``self_trained``: trained again with the class-balanced
+    pseudo-labels of its first answer
+    (:func:`digraph_askls.models.class_balanced_pseudo_labels`, as
+    :class:`~digraph_askls.SelfTrainingNodeClassifier` chooses them)."""
     from threadpoolctl import threadpool_limits
+
+    from digraph_askls.models import class_balanced_pseudo_labels
 
     with threadpool_limits(1):
         inputs = _SparseInputs(graph)
-        torch = inputs.torch
-        torch.set_num_threads(1)
-        weight = torch.as_tensor(_balanced_weights(graph.labels[train], inputs.n_classes),
-                                 dtype=torch.float32)
-        fit = torch.as_tensor(train, dtype=torch.int64)
-        held = torch.as_tensor(valid, dtype=torch.int64)
-        best = None
-        for config in GCN_GRID:
-            score, predicted, epoch = _train_gcn(inputs, config, fit, held, weight, seed)
-            if best is None or score > best[0]:
-                best = (score, predicted, epoch, config)
-    score, predicted, epoch, config = best
+        inputs.torch.set_num_threads(1)
+        held = inputs.torch.as_tensor(valid, dtype=inputs.torch.int64)
+        score, predicted, epoch, config, proba = _tuned_gcn(inputs, train, inputs.y, held,
+                                                            seed)
+        extra = {}
+        if self_trained:
+            codes = np.full(graph.n_nodes, -1)
+            codes[train], codes[valid] = graph.labels[train], graph.labels[valid]
+            pseudo = class_balanced_pseudo_labels(codes, predicted, proba, held=valid)
+            chosen = np.flatnonzero(pseudo >= 0)
+            targets = inputs.y.clone()
+            targets[chosen] = inputs.torch.as_tensor(pseudo[chosen])
+            score, predicted, epoch, config, _ = _tuned_gcn(
+                inputs, np.sort(np.concatenate([train, chosen])), targets, held, seed)
+            extra = {"n_pseudo_labels": int(chosen.size), "pseudo_label_accuracy": float(
+                np.mean(graph.labels[chosen] == pseudo[chosen]))}
     return predicted[test], {"config": dict(config, **GCN_TRAINING), "best_epoch": epoch,
-                             "valid_balanced_accuracy": score}
+                             "valid_balanced_accuracy": score, **extra}
 
 
 def _scores(truth, predicted):
@@ -229,11 +267,13 @@ def run_cell(graph, name, method, seed, trial, train, valid, test):
     from ._cells import split_key, stamp
 
     start = time.perf_counter()
-    if method == "AsK-LS balanced":
-        predicted, extra = _run_askls(graph, train, valid, test, trial)
-    elif method == "GCN re-weighted":
+    if method.startswith("AsK-LS balanced") and method in RARE_METHODS:
+        predicted, extra = _run_askls(graph, train, valid, test, trial,
+                                      self_trained=method.endswith("self-trained"))
+    elif method.startswith("GCN re-weighted") and method in RARE_METHODS:
         draw_seed = int(np.random.default_rng([seed, trial, 2]).integers(2**31))
-        predicted, extra = _run_gcn(graph, train, valid, test, draw_seed)
+        predicted, extra = _run_gcn(graph, train, valid, test, draw_seed,
+                                    self_trained=method.endswith("self-trained"))
     else:
         raise ValueError(f"unknown method {method!r}; choose from {RARE_METHODS}")
     seconds = time.perf_counter() - start

@@ -112,7 +112,7 @@ VERIFIERS = {
     "rare-classes": {"file": "rare_classes-cells.jsonl", "read": _rare_classes_cells,
                      "rerun": _rare_classes_rerun,
                      "scores": ("balanced_accuracy", "f1_macro", "accuracy"),
-                     "methods": ("AsK-LS balanced",)},
+                     "methods": ("AsK-LS balanced", "AsK-LS balanced, self-trained")},
 }
 
 

@@ -106,7 +106,7 @@ def test_verify_reruns_the_rare_class_cells_by_their_trial(tmp_path):
     from experiments import _verify
 
     verifier = _verify.VERIFIERS["rare-classes"]
-    assert verifier["methods"] == ("AsK-LS balanced",)
+    assert verifier["methods"] == ("AsK-LS balanced", "AsK-LS balanced, self-trained")
     path = tmp_path / "cells.jsonl"
     path.write_text("".join(json.dumps({"graph": "cora", "method": method, "seed": 5,
                                         "trial": trial}) + "\n"
@@ -114,4 +114,21 @@ def test_verify_reruns_the_rare_class_cells_by_their_trial(tmp_path):
     cells = verifier["read"](path)
     chosen = _verify.select_cells(cells, verifier["methods"], seed=5)
     assert [(cell["method"], cell["split"]) for cell in chosen] == [
-        ("AsK-LS balanced", 0), ("AsK-LS balanced", 2)]
+        ("AsK-LS balanced", 0), ("AsK-LS balanced", 2),
+        ("AsK-LS balanced, self-trained", 0), ("AsK-LS balanced, self-trained", 2)]
+
+
+@pytest.mark.parametrize("method", ["AsK-LS balanced, self-trained",
+                                    "GCN re-weighted, self-trained"])
+def test_self_trained_cells_fill_the_minority_class_with_pseudo_labels(method):
+    if method.startswith("GCN"):
+        pytest.importorskip("torch")
+    graph = _graph()
+    split = _split(graph.labels)
+    (_, train, valid, test), = planetoid_long_tail_splits(graph.labels, split, [3],
+                                                          n_trials=1, random_state=0)
+    cell = _rare_classes.run_cell(graph, "sbm", method, 0, 0, train, valid, test)
+    assert cell["n_pseudo_labels"] == 10 - 2          # the minority filled to 10
+    assert 0.0 <= cell["pseudo_label_accuracy"] <= 1.0
+    assert 0.3 < cell["balanced_accuracy"] <= 1.0
+    assert cell["n_labelled"] == 32                   # the protocol's labels, as given
