@@ -86,6 +86,22 @@ def _balanced_weights(labels, n_classes):
                                                 * np.maximum(counts, 1)), 0.0)
 
 
+def _known(graph, train, valid):
+    """The class codes a method is given: the kept training nodes' and the validation
+    nodes', -1 elsewhere."""
+    known = np.full(graph.n_nodes, -1)
+    known[train] = graph.labels[train]
+    known[valid] = graph.labels[valid]
+    return known
+
+
+def _pseudo_record(graph, nodes, codes):
+    """What a cell records of its pseudo-labels (``codes`` of ``nodes``): how many, and
+    the share right (read from the labels after the fact; nothing uses it)."""
+    return {"n_pseudo_labels": int(len(nodes)),
+            "pseudo_label_accuracy": float(np.mean(graph.labels[nodes] == codes))}
+
+
 def _run_askls(graph, train, valid, test, trial, self_trained=False):
     import warnings
 
@@ -95,9 +111,7 @@ def _run_askls(graph, train, valid, test, trial, self_trained=False):
 
     from ._cells import params_digest
 
-    known = np.full(graph.n_nodes, -1)
-    known[train] = graph.labels[train]
-    known[valid] = graph.labels[valid]
+    known = _known(graph, train, valid)
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = NodeClassifier(class_weight="balanced", scoring="balanced_accuracy",
@@ -108,10 +122,8 @@ def _run_askls(graph, train, valid, test, trial, self_trained=False):
         predicted = model.predict(test)
     extra = {}
     if self_trained:
-        extra = {"n_pseudo_labels": len(model.pseudo_labels_),
-                 "pseudo_label_accuracy": float(np.mean(
-                     [graph.labels[node] == label
-                      for node, label in model.pseudo_labels_.items()]))}
+        extra = _pseudo_record(graph, np.fromiter(model.pseudo_labels_, dtype=np.int64),
+                               np.fromiter(model.pseudo_labels_.values(), dtype=np.int64))
         model = model.estimator_
     selection = model.selection_
     return predicted, {"config": {"kernel": " ".join(repr(selection.get("kernel")).split()),
@@ -173,12 +185,11 @@ class _SparseInputs:
         return torch.nn.ModuleList([first, second]), scores
 
 
-def _train_gcn(inputs, config, fit, valid, weight, seed, y=None):
-    """One re-weighted GCN; returns (validation balanced accuracy, predictions, epoch,
-    class probabilities of every node) at its best epoch (the first of the best). ``y``:
-    the training targets of every node (None: the graph's labels)."""
+def _train_gcn(inputs, config, fit, valid, weight, seed, y):
+    """One re-weighted GCN trained on the targets ``y`` (every node's) of the nodes
+    ``fit``; returns (validation balanced accuracy, predictions, epoch, class
+    probabilities of every node) at its best epoch (the first of the best)."""
     torch = inputs.torch
-    y = inputs.y if y is None else y
     torch.manual_seed(seed)
     model, scores = inputs.model(config["hidden"], config["dropout"])
     optimizer = torch.optim.Adam(model.parameters(), lr=config["lr"],
@@ -240,16 +251,14 @@ def _run_gcn(graph, train, valid, test, seed, self_trained=False):
                                                             seed)
         extra = {}
         if self_trained:
-            codes = np.full(graph.n_nodes, -1)
-            codes[train], codes[valid] = graph.labels[train], graph.labels[valid]
-            pseudo = class_balanced_pseudo_labels(codes, predicted, proba, held=valid)
+            pseudo = class_balanced_pseudo_labels(_known(graph, train, valid), predicted,
+                                                  proba, held=valid)
             chosen = np.flatnonzero(pseudo >= 0)
             targets = inputs.y.clone()
             targets[chosen] = inputs.torch.as_tensor(pseudo[chosen])
             score, predicted, epoch, config, _ = _tuned_gcn(
                 inputs, np.sort(np.concatenate([train, chosen])), targets, held, seed)
-            extra = {"n_pseudo_labels": int(chosen.size), "pseudo_label_accuracy": float(
-                np.mean(graph.labels[chosen] == pseudo[chosen]))}
+            extra = _pseudo_record(graph, chosen, pseudo[chosen])
     return predicted[test], {"config": dict(config, **GCN_TRAINING), "best_epoch": epoch,
                              "valid_balanced_accuracy": score, **extra}
 
