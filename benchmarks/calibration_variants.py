@@ -22,12 +22,48 @@ writes ``calibration-variants.md``. Variants fitted on the labelled nodes:
   unlabelled nodes' predicted probabilities over its share among the labelled nodes
   (the labelled nodes are 20 per class, the test nodes are not).
 
+- ``calibrated only at z standard errors``: the default, answered uncalibrated (lambda
+  = 0) unless the cross-fit's gain in log-loss at ``lambda*`` (per held-out label, the
+  log of the pooled probability of its class less that of the identity) is at least
+  ``z`` standard errors above zero, for z = 1, 1.64, 2: "no calibration when the folds
+  do not show a gain", stricter than ``lambda*`` alone.
+
 Two rows are not calibrations: the default's family and the temperature alone, each
 fitted on the test labels themselves (``cross_fit=False``), what the maps' shapes allow
 where the level is known (in-sample, so no calibration fitted on labelled nodes can
-expect as little). Below the table, per draw: the winner's held-out
-accuracy on the labelled nodes (``selection_["held_out_accuracy"]``) against its test
-accuracy: the level every calibration fitted on the labelled nodes learns from.
+expect as little).
+
+The second table is about the level: every calibration answers some mean confidence
+``L`` on the test nodes, and the binned error is at least ``|accuracy - L|`` (the bins'
+weighted gaps sum to the overall gap, and the mean of absolute values is at least the
+absolute value of the mean), so a level estimator's mean ``|accuracy - L|`` over the
+draws is a lower bound of the per-draw error of any calibration that answers it. Its
+rows (``levels``), each from what a user has (the labelled nodes, the graph, the
+unlabelled nodes' predictions) unless marked:
+
+- the merge's and the default's mean confidence on the test nodes;
+- the winner's held-out accuracy on the labelled nodes
+  (``selection_["held_out_accuracy"]``) and the selection's estimate corrected for the
+  choice (``selection_["accuracy"]``, bootstrap bias-corrected);
+- the held-out accuracy of each class weighted by the unlabelled nodes' predicted
+  class shares (the labelled nodes are 20 per class, the test nodes are not);
+- the held-out accuracy re-weighted to the test nodes' distance to the labels: each
+  labelled node in one of three cells (another labelled node among its neighbours,
+  else within two hops, else neither; links read both ways), each cell weighted by its
+  share of the test nodes (covariate shift in the one quantity a label-reading kernel
+  sees of the split);
+- the mean of the merge's confidence and the corrected estimate;
+- not an estimator (it reads the test labels' class counts): the held-out accuracy of
+  each class weighted by the true test class shares;
+- not an estimator: the expected ``|error|`` of the best a stratified sample of the
+  labelled nodes' size can do without selection or folds, ``sqrt(2 / pi)`` times the
+  standard error ``sqrt(sum_j pi_j^2 r_j (1 - r_j) / m_j)`` of the class-weighted
+  accuracy, with the test nodes' class shares ``pi_j`` and the fitted model's own test
+  recalls ``r_j``, ``m_j`` labelled nodes of class ``j``.
+
+Below the tables, per draw: the winner's held-out accuracy against its test accuracy,
+and the per-draw difference of the default's error and the merge's (mean and standard
+error over the draws).
 """
 
 import argparse
@@ -37,6 +73,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 from digraph_askls import NodeClassifier
 from digraph_askls.datasets import load_dataset
@@ -51,6 +88,7 @@ from bench_calibration import commit      # the script's own folder is on the pa
 N_BINS = 15
 N_DRAWS = 10
 GRAPHS = ("cora", "citeseer")
+GATES = (1.0, 1.64, 2.0)
 
 
 @contextmanager
@@ -87,6 +125,37 @@ def fitted_draw(graph, train, test):
             clf.selection_)
 
 
+@contextmanager
+def cross_fit_record(found):
+    """Records in ``found["right"]`` the cross-fit's probabilities of each held-out
+    label's class (the identity's, the map's fitted without its fold)."""
+    shrinkage = _calibration._shrinkage
+
+    def recorded(rows, folds, thetas, identity):
+        right = np.empty((2, rows.y.size))
+        for fold, theta in zip(folds, thetas):
+            part = rows.take(fold)
+            right[:, fold] = [part.true_probability(identity),
+                              part.true_probability(theta)]
+        found["right"] = right
+        return shrinkage(rows, folds, thetas, identity)
+
+    _calibration._shrinkage = recorded
+    try:
+        yield found
+    finally:
+        _calibration._shrinkage = shrinkage
+
+
+def gain_z(calibrator, right):
+    """The cross-fit's gain in log-loss at ``lambda*`` over the identity, per held-out
+    label, in standard errors of its mean (0 where ``lambda* = 0``)."""
+    lam = calibrator.shrinkage_
+    gain = np.log(right[0] + lam * (right[1] - right[0])) - np.log(right[0])
+    spread = gain.std(ddof=1) / np.sqrt(gain.size)
+    return float(gain.mean() / spread) if lam > 0 and spread > 0 else 0.0
+
+
 def variants(held_out, codes, proba, test_codes):
     """Test probabilities under each variant (the module's docstring)."""
     z, zt = log_proba(held_out), log_proba(proba)
@@ -103,6 +172,12 @@ def variants(held_out, codes, proba, test_codes):
             ("prior weight 10", TemperatureCalibrator(pseudo_count=10), None),
             ("class-weighted", TemperatureCalibrator(), weights)):
         found[name] = calibrator.fit(z, codes, sample_weight=weight).predict_proba(zt)
+    with cross_fit_record({}) as record:
+        default = TemperatureCalibrator().fit(z, codes)
+    significance = gain_z(default, record["right"])
+    for gate in GATES:
+        found[f"calibrated only at {gate:g} standard errors"] = (
+            found["default"] if significance >= gate else found["merge"])
     for name, calibrator in (
             ("on the test labels: default's family", TemperatureCalibrator(cross_fit=False)),
             ("on the test labels: temperature alone", TemperatureCalibrator(norm_scaling=False,
@@ -111,25 +186,81 @@ def variants(held_out, codes, proba, test_codes):
     return found
 
 
+def label_distance(adjacency, train, nodes):
+    """Per node of ``nodes``: 2 with another labelled node among its neighbours, 1 with
+    one within two hops, 0 neither (links read both ways)."""
+    links = sp.csr_matrix(adjacency, dtype=np.float64)
+    links = ((links + links.T) != 0).astype(np.float64)
+    links.setdiag(0)
+    links.eliminate_zeros()
+    labelled = np.zeros(links.shape[0])
+    labelled[train] = 1.0
+    near = links @ labelled                   # labelled neighbours (never itself)
+    degree = np.asarray(links.sum(axis=1)).ravel()
+    second = links @ near - degree * labelled  # two-link walks, less those back home
+    return np.where(near[nodes] > 0, 2, np.where(second[nodes] > 0, 1, 0))
+
+
+def level_estimates(graph, train, test, held_out, codes, proba, calibrated, test_codes,
+                    selection):
+    """The levels of the module's docstring, and the test accuracy."""
+    k = proba.shape[1]
+    right = held_out.argmax(axis=1) == codes
+    per_class = np.array([right[codes == j].mean() for j in range(k)])
+    test_share = np.bincount(test_codes, minlength=k) / test_codes.size
+    order = np.sort(train)                    # the held-out rows are in node order
+    near_labelled = label_distance(graph.adjacency, order, order)
+    near_test = label_distance(graph.adjacency, order, np.asarray(test))
+    by_distance = sum(np.mean(near_test == cell) * right[near_labelled == cell].mean()
+                      for cell in range(3) if np.any(near_labelled == cell))
+    merge_level = float(proba.max(axis=1).mean())
+    decided = proba.argmax(axis=1) == test_codes
+    recall = np.array([decided[test_codes == j].mean() for j in range(k)])
+    counts = np.bincount(codes, minlength=k)
+    spread = np.sqrt(np.sum(test_share ** 2 * recall * (1 - recall) / counts))
+    return float(decided.mean()), {
+        "merge's mean confidence": merge_level,
+        "default's mean confidence": float(calibrated.max(axis=1).mean()),
+        "winner's held-out accuracy": selection["held_out_accuracy"],
+        "selection's corrected estimate": selection["accuracy"],
+        "held-out, at the predicted class shares": float(
+            per_class @ (proba.mean(axis=0))),
+        "held-out, at the test nodes' distance to labels": float(by_distance),
+        "mean of the merge's confidence and the corrected estimate": (
+            merge_level + selection["accuracy"]) / 2,
+        "not an estimator: held-out at the true class shares": float(
+            per_class @ test_share),
+    }, float(np.sqrt(2 / np.pi) * spread)
+
+
 def measure(name, data_home):
-    """Per variant the errors of every draw and pooled, and per draw the held-out and
-    test accuracy of the winner."""
+    """Per variant the errors of every draw and pooled; per draw the held-out and test
+    accuracy of the winner, the levels and the sampling floor."""
     graph = load_dataset(name, data_home=data_home, download=False)
-    per_draw, pooled, truth, levels = {}, {}, [], []
+    per_draw, pooled, truth, accuracy, levels, floors = {}, {}, [], [], {}, []
     for _, train, test in class_splits(graph.labels, 20, N_DRAWS, 0):
         held_out, codes, proba, test_codes, selection = fitted_draw(graph, train, test)
         truth.append(test_codes)
-        levels.append((selection["held_out_accuracy"],
-                       float(np.mean(proba.argmax(axis=1) == test_codes))))
-        for variant, found in variants(held_out, codes, proba, test_codes).items():
+        found = variants(held_out, codes, proba, test_codes)
+        for variant, mapped in found.items():
             per_draw.setdefault(variant, []).append(
-                expected_calibration_error(test_codes, found, N_BINS))
-            pooled.setdefault(variant, []).append(found)
+                expected_calibration_error(test_codes, mapped, N_BINS))
+            pooled.setdefault(variant, []).append(mapped)
+        test_accuracy, draw_levels, floor = level_estimates(
+            graph, train, test, held_out, codes, proba, found["default"], test_codes,
+            selection)
+        accuracy.append((selection["held_out_accuracy"], test_accuracy))
+        floors.append(floor)
+        for level, value in draw_levels.items():
+            levels.setdefault(level, []).append(value)
     y = np.concatenate(truth)
     errors = {variant: (float(np.mean(per_draw[variant])),
                         expected_calibration_error(y, np.vstack(pooled[variant]), N_BINS))
               for variant in per_draw}
-    return errors, np.array(levels)
+    difference = np.array(per_draw["default"]) - np.array(per_draw["merge"])
+    return dict(errors=errors, accuracy=np.array(accuracy),
+                levels={level: np.array(values) for level, values in levels.items()},
+                floor=float(np.mean(floors)), difference=difference)
 
 
 def page(results, revision):
@@ -143,18 +274,40 @@ def page(results, revision):
     lines = ["# Calibration variants on the development draws (seed 0)", "", about, "",
              "| variant | " + " | ".join(results) + " |",
              "|---|" + "---|" * len(results)]
-    for variant in next(iter(results.values()))[0]:
+    for variant in next(iter(results.values()))["errors"]:
         lines.append(f"| {variant} | " + " | ".join(
-            f"{errors[variant][0]:.4f} ({errors[variant][1]:.4f})"
-            for errors, _ in results.values()) + " |")
+            f"{found['errors'][variant][0]:.4f} ({found['errors'][variant][1]:.4f})"
+            for found in results.values()) + " |")
+    levels = textwrap.fill(
+        "The level: for each estimate L of the test accuracy, its mean over the draws of "
+        "L less the test accuracy (bias) and of |L - test accuracy|, which no calibration "
+        "answering a mean confidence of L can measure below, per draw (the binned error "
+        "is at least the gap of the means); then the correlation of L with the test "
+        "accuracy over the draws. The last line is the expected |error| of the best that "
+        "as many labelled nodes can do, without selection or folds.", 100)
+    lines += ["", levels, "", "| level L | " + " | ".join(
+        f"{name}: bias, mean abs, correlation" for name in results) + " |",
+              "|---|" + "---|" * len(results)]
+    for level in next(iter(results.values()))["levels"]:
+        cells = []
+        for found in results.values():
+            gap = found["levels"][level] - found["accuracy"][:, 1]
+            correlation = np.corrcoef(found["levels"][level], found["accuracy"][:, 1])[0, 1]
+            cells.append(f"{gap.mean():+.3f}, {np.abs(gap).mean():.3f}, {correlation:+.2f}")
+        lines.append(f"| {level} | " + " | ".join(cells) + " |")
+    lines.append("| expected abs error of a stratified sample of 20 per class | "
+                 + " | ".join(f"{found['floor']:.3f}" for found in results.values()) + " |")
     lines += ["", "The winner's held-out accuracy on the labelled nodes against its test "
-              "accuracy, per draw:", ""]
-    for name, (_, levels) in results.items():
+              "accuracy, per draw, and the default's error less the merge's:", ""]
+    for name, found in results.items():
+        levels, difference = found["accuracy"], found["difference"]
         gap = levels[:, 0] - levels[:, 1]
         lines.append(f"- {name}: " + ", ".join(f"{a:.3f} / {b:.3f}" for a, b in levels)
                      + f"; held-out less test {gap.mean():+.3f} on average, standard "
                      f"deviation {gap.std(ddof=1):.3f}; correlation "
-                     f"{np.corrcoef(levels.T)[0, 1]:+.2f}")
+                     f"{np.corrcoef(levels.T)[0, 1]:+.2f}. Default less merge, per draw: "
+                     f"{difference.mean():+.4f} on average, standard error "
+                     f"{difference.std(ddof=1) / np.sqrt(difference.size):.4f}")
     return "\n".join(lines) + "\n"
 
 

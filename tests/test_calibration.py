@@ -32,6 +32,19 @@ def test_expected_calibration_error_of_calibrated_draws_is_small():
     assert expected_calibration_error(1 - y, np.column_stack([p, 1 - p])) > 0.4
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_expected_calibration_error_is_at_least_the_gap_of_the_means(seed):
+    # The bound the calibration pages read a level estimate by: whatever the binning,
+    # the error is at least |accuracy - mean confidence| (equal with one bin).
+    rng = np.random.default_rng(seed)
+    proba = rng.dirichlet(np.full(4, 0.3), size=500)
+    y = rng.integers(0, 4, size=500)
+    gap = abs(np.mean(proba.argmax(axis=1) == y) - proba.max(axis=1).mean())
+    for n_bins in (1, 5, 15, 40):
+        assert expected_calibration_error(y, proba, n_bins) >= gap - 1e-12
+    assert expected_calibration_error(y, proba, 1) == pytest.approx(gap, abs=1e-12)
+
+
 @pytest.mark.parametrize("y, proba, message", [
     ([0, 3], [[0.5, 0.5], [0.5, 0.5]], "column indices"),
     ([0], [[0.5, 0.5], [0.5, 0.5]], "one true class per row"),
