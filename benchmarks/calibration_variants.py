@@ -22,7 +22,7 @@ writes ``calibration-variants.md``. Variants fitted on the labelled nodes:
   unlabelled nodes' predicted probabilities over its share among the labelled nodes
   (the labelled nodes are 20 per class, the test nodes are not).
 
-- ``calibrated only at z standard errors``: the default, answered uncalibrated (lambda
+- ``calibrated only at a gain of z standard error(s)``: the default, answered uncalibrated (lambda
   = 0) unless the cross-fit's gain in log-loss at ``lambda*`` (per held-out label, the
   log of the pooled probability of its class less that of the identity) is at least
   ``z`` standard errors above zero, for z = 1, 1.64, 2: "no calibration when the folds
@@ -176,7 +176,7 @@ def variants(held_out, codes, proba, test_codes):
         default = TemperatureCalibrator().fit(z, codes)
     significance = gain_z(default, record["right"])
     for gate in GATES:
-        found[f"calibrated only at {gate:g} standard errors"] = (
+        found[f"calibrated only at a gain of {gate:g} standard error(s)"] = (
             found["default"] if significance >= gate else found["merge"])
     for name, calibrator in (
             ("on the test labels: default's family", TemperatureCalibrator(cross_fit=False)),
