@@ -53,6 +53,12 @@ unlabelled nodes' predictions) unless marked:
   share of the test nodes (covariate shift in the one quantity a label-reading kernel
   sees of the split);
 - the mean of the merge's confidence and the corrected estimate;
+- the held-out accuracy post-stratified on agreement with the PageRank vote
+  (``PeerClassifier()``, scikit-network's personalised PageRank per class, links read
+  both ways): the share
+  of held-out labels decided right among those where the winner and the vote agree,
+  and among those where they do not (the vote also held out, by 5 stratified folds of
+  the labelled nodes), weighted by the test nodes' shares of agreement;
 - not an estimator (it reads the test labels' class counts): the held-out accuracy of
   each class weighted by the true test class shares;
 - not an estimator: the expected ``|error|`` of the best a stratified sample of the
@@ -81,7 +87,9 @@ from digraph_askls.metrics import expected_calibration_error
 from digraph_askls.model_selection import class_splits
 from digraph_askls.models import _calibration
 from digraph_askls.models._calibration import TemperatureCalibrator, log_proba
+from digraph_askls.models._folds import kfold_splits
 from digraph_askls.models.selection import _select
+from digraph_askls.peers import PeerClassifier
 
 from bench_calibration import commit      # the script's own folder is on the path
 
@@ -201,6 +209,23 @@ def label_distance(adjacency, train, nodes):
     return np.where(near[nodes] > 0, 2, np.where(second[nodes] > 0, 1, 0))
 
 
+def vote_agreement(graph, order, codes, test, held_out, proba):
+    """Whether the winner and the PageRank vote agree on each labelled node (the vote
+    held out by 5 stratified folds) and on each test node."""
+    classes = np.unique(graph.labels[order])
+    vote = np.empty(order.size, dtype=np.int64)
+    for inside, outside in kfold_splits(codes, 5, 0):
+        known = np.full(graph.n_nodes, -1)
+        known[order[inside]] = graph.labels[order[inside]]
+        found = PeerClassifier().fit(graph.adjacency, known).predict(order[outside])
+        vote[outside] = np.searchsorted(classes, found)
+    known = np.full(graph.n_nodes, -1)
+    known[order] = graph.labels[order]
+    test_vote = np.searchsorted(classes, PeerClassifier().fit(graph.adjacency, known)
+                                .predict(np.asarray(test)))
+    return held_out.argmax(axis=1) == vote, proba.argmax(axis=1) == test_vote
+
+
 def level_estimates(graph, train, test, held_out, codes, proba, calibrated, test_codes,
                     selection):
     """The levels of the module's docstring, and the test accuracy."""
@@ -213,6 +238,9 @@ def level_estimates(graph, train, test, held_out, codes, proba, calibrated, test
     near_test = label_distance(graph.adjacency, order, np.asarray(test))
     by_distance = sum(np.mean(near_test == cell) * right[near_labelled == cell].mean()
                       for cell in range(3) if np.any(near_labelled == cell))
+    agree, test_agree = vote_agreement(graph, order, codes, test, held_out, proba)
+    by_agreement = sum(np.mean(test_agree == cell) * right[agree == cell].mean()
+                       for cell in (True, False) if np.any(agree == cell))
     merge_level = float(proba.max(axis=1).mean())
     decided = proba.argmax(axis=1) == test_codes
     recall = np.array([decided[test_codes == j].mean() for j in range(k)])
@@ -228,6 +256,8 @@ def level_estimates(graph, train, test, held_out, codes, proba, calibrated, test
         "held-out, at the test nodes' distance to labels": float(by_distance),
         "mean of the merge's confidence and the corrected estimate": (
             merge_level + selection["accuracy"]) / 2,
+        "held-out, post-stratified on agreement with the PageRank vote": float(
+            by_agreement),
         "not an estimator: held-out at the true class shares": float(
             per_class @ test_share),
     }, float(np.sqrt(2 / np.pi) * spread)
