@@ -137,22 +137,17 @@ def fitted_draw(graph, train, test):
 def cross_fit_record(found):
     """Records in ``found["right"]`` the cross-fit's probabilities of each held-out
     label's class (the identity's, the map's fitted without its fold)."""
-    shrinkage = _calibration._shrinkage
+    held_out_right = _calibration._held_out_right
 
-    def recorded(rows, folds, thetas, identity):
-        right = np.empty((2, rows.y.size))
-        for fold, theta in zip(folds, thetas):
-            part = rows.take(fold)
-            right[:, fold] = [part.true_probability(identity),
-                              part.true_probability(theta)]
-        found["right"] = right
-        return shrinkage(rows, folds, thetas, identity)
+    def recorded(*args):
+        found["right"] = held_out_right(*args)
+        return found["right"]
 
-    _calibration._shrinkage = recorded
+    _calibration._held_out_right = recorded
     try:
         yield found
     finally:
-        _calibration._shrinkage = shrinkage
+        _calibration._held_out_right = held_out_right
 
 
 def gain_z(calibrator, right):
@@ -170,9 +165,10 @@ def variants(held_out, codes, proba, test_codes):
     k = proba.shape[1]
     shares = proba.mean(axis=0) / (np.bincount(codes, minlength=k) / codes.size)
     weights = shares[codes] * codes.size / shares[codes].sum()
-    found = {"merge": proba}
+    with cross_fit_record({}) as record:
+        default = TemperatureCalibrator().fit(z, codes)
+    found = {"merge": proba, "default": default.predict_proba(zt)}
     for name, calibrator, weight in (
-            ("default", TemperatureCalibrator(), None),
             ("temperature only", TemperatureCalibrator(norm_scaling=False), None),
             ("no cross-fit", TemperatureCalibrator(cross_fit=False), None),
             ("prior weight 2", TemperatureCalibrator(pseudo_count=2), None),
@@ -180,8 +176,6 @@ def variants(held_out, codes, proba, test_codes):
             ("prior weight 10", TemperatureCalibrator(pseudo_count=10), None),
             ("class-weighted", TemperatureCalibrator(), weights)):
         found[name] = calibrator.fit(z, codes, sample_weight=weight).predict_proba(zt)
-    with cross_fit_record({}) as record:
-        default = TemperatureCalibrator().fit(z, codes)
     significance = gain_z(default, record["right"])
     for gate in GATES:
         found[f"calibrated only at a gain of {gate:g} standard error(s)"] = (
@@ -194,9 +188,9 @@ def variants(held_out, codes, proba, test_codes):
     return found
 
 
-def label_distance(adjacency, train, nodes):
-    """Per node of ``nodes``: 2 with another labelled node among its neighbours, 1 with
-    one within two hops, 0 neither (links read both ways)."""
+def label_distance(adjacency, train):
+    """Per node: 2 with another labelled node among its neighbours, 1 with one within
+    two hops, 0 neither (links read both ways)."""
     links = sp.csr_matrix(adjacency, dtype=np.float64)
     links = ((links + links.T) != 0).astype(np.float64)
     links.setdiag(0)
@@ -206,7 +200,14 @@ def label_distance(adjacency, train, nodes):
     near = links @ labelled                   # labelled neighbours (never itself)
     degree = np.asarray(links.sum(axis=1)).ravel()
     second = links @ near - degree * labelled  # two-link walks, less those back home
-    return np.where(near[nodes] > 0, 2, np.where(second[nodes] > 0, 1, 0))
+    return np.where(near > 0, 2, np.where(second > 0, 1, 0))
+
+
+def post_stratified(right, cells, test_cells, values):
+    """The held-out share right in each cell of ``values``, weighted by the test nodes'
+    share of the cell (cells without a labelled node left out)."""
+    return float(sum(np.mean(test_cells == cell) * right[cells == cell].mean()
+                     for cell in values if np.any(cells == cell)))
 
 
 def vote_agreement(graph, order, codes, test, held_out, proba):
@@ -234,13 +235,11 @@ def level_estimates(graph, train, test, held_out, codes, proba, calibrated, test
     per_class = np.array([right[codes == j].mean() for j in range(k)])
     test_share = np.bincount(test_codes, minlength=k) / test_codes.size
     order = np.sort(train)                    # the held-out rows are in node order
-    near_labelled = label_distance(graph.adjacency, order, order)
-    near_test = label_distance(graph.adjacency, order, np.asarray(test))
-    by_distance = sum(np.mean(near_test == cell) * right[near_labelled == cell].mean()
-                      for cell in range(3) if np.any(near_labelled == cell))
+    distance = label_distance(graph.adjacency, order)
+    by_distance = post_stratified(right, distance[order], distance[np.asarray(test)],
+                                  range(3))
     agree, test_agree = vote_agreement(graph, order, codes, test, held_out, proba)
-    by_agreement = sum(np.mean(test_agree == cell) * right[agree == cell].mean()
-                       for cell in (True, False) if np.any(agree == cell))
+    by_agreement = post_stratified(right, agree, test_agree, (True, False))
     merge_level = float(proba.max(axis=1).mean())
     decided = proba.argmax(axis=1) == test_codes
     recall = np.array([decided[test_codes == j].mean() for j in range(k)])
@@ -253,11 +252,10 @@ def level_estimates(graph, train, test, held_out, codes, proba, calibrated, test
         "selection's corrected estimate": selection["accuracy"],
         "held-out, at the predicted class shares": float(
             per_class @ (proba.mean(axis=0))),
-        "held-out, at the test nodes' distance to labels": float(by_distance),
+        "held-out, at the test nodes' distance to labels": by_distance,
         "mean of the merge's confidence and the corrected estimate": (
             merge_level + selection["accuracy"]) / 2,
-        "held-out, post-stratified on agreement with the PageRank vote": float(
-            by_agreement),
+        "held-out, post-stratified on agreement with the PageRank vote": by_agreement,
         "not an estimator: held-out at the true class shares": float(
             per_class @ test_share),
     }, float(np.sqrt(2 / np.pi) * spread)

@@ -308,14 +308,21 @@ def _others(n, fold):
     return np.flatnonzero(outside)
 
 
+def _held_out_right(rows, folds, thetas, identity):
+    """``p_y`` of each label under the identity (row 0) and under the map fitted without
+    its fold (row 1; ``folds``, ``thetas`` each fitted without its fold)."""
+    right = np.empty((2, rows.y.size))
+    for fold, theta in zip(folds, thetas):
+        part = rows.take(fold)
+        right[:, fold] = [part.true_probability(identity), part.true_probability(theta)]
+    return right
+
+
 def _shrinkage(rows, folds, thetas, identity):
     """``lambda*`` of the module's docstring: the weight of the fitted map in the pool
     of least log-loss on labels the map did not see (``folds``, ``thetas`` each fitted
     without its fold)."""
-    right = np.empty((2, rows.y.size))          # p_y of the identity, of the fold's map
-    for fold, theta in zip(folds, thetas):
-        part = rows.take(fold)
-        right[:, fold] = [part.true_probability(identity), part.true_probability(theta)]
+    right = _held_out_right(rows, folds, thetas, identity)
     weights, gain = rows.weights, right[1] - right[0]
 
     def slope(lam):            # the derivative of the mean loss in lambda, increasing
